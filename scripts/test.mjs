@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+// The test command (`npm test`): finds a PostgreSQL for the tests, then runs node's test runner over
+// test/**/*.test.ts. Each test file creates and drops its own database on that server.
+//   1. TEST_DATABASE_URL or DATABASE_URL, when set;
+//   2. else the server on 127.0.0.1:5432, when it answers;
+//   3. else an embedded PostgreSQL started in a temporary folder (so a machine with no server still runs everything).
+// Extra arguments are test file paths or name filters: `npm test -- test/keys.test.ts`.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+async function answers(url) {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+function listTests(dir) {
+  const out = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...listTests(p));
+    else if (entry.name.endsWith('.test.ts')) out.push(p);
+  }
+  return out.sort();
+}
+
+let adminUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
+let embedded;
+let tmp;
+if (!adminUrl && (await answers('postgres://postgres@127.0.0.1:5432/postgres'))) {
+  adminUrl = 'postgres://postgres@127.0.0.1:5432/postgres';
+  console.log('tests use the PostgreSQL server on 127.0.0.1:5432');
+}
+if (!adminUrl) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  const { startEmbedded } = await import('../src/db/embedded.ts');
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-test-pg-'));
+  fs.chmodSync(tmp, 0o755);
+  embedded = await startEmbedded(tmp);
+  adminUrl = embedded.url;
+  console.log(`no PostgreSQL on 127.0.0.1:5432: tests use an embedded server in ${tmp}`);
+}
+
+const args = process.argv.slice(2);
+const files = args.filter((a) => a.endsWith('.ts'));
+const patterns = args.filter((a) => !a.endsWith('.ts'));
+const testFiles = files.length ? files : listTests('test');
+const nodeArgs = ['--import', 'tsx', '--test', '--test-reporter=spec', ...patterns.flatMap((p) => ['--test-name-pattern', p]), ...testFiles];
+const child = spawn(process.execPath, nodeArgs, {
+  stdio: 'inherit',
+  env: { ...process.env, ATELIER_TEST_ADMIN_URL: adminUrl },
+});
+const code = await new Promise((resolve) => child.on('close', (c, sig) => resolve(c ?? (sig ? 1 : 0))));
+if (embedded) {
+  await embedded.stop();
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+process.exit(code);

@@ -1,0 +1,11 @@
+export const INSERT_ACCOUNT = `INSERT INTO accounts (id, kind, name) VALUES ($1, $2, $3)`;
+export const INSERT_BALANCE = `INSERT INTO account_balances (account_id) VALUES ($1)`;
+export const INSERT_USER = `INSERT INTO users (id, email, password_hash, account_id) VALUES ($1, $2, $3, $4)`;
+export const USER_BY_EMAIL = `SELECT u.id, u.email, u.password_hash, u.account_id, u.active_org_id, u.created_at,
+    o.account_id AS org_account_id, o.name AS org_name
+  FROM users u LEFT JOIN organizations o ON o.id = u.active_org_id WHERE u.email = $1`;
+export const ORG_BY_NAME = `SELECT id, name, account_id FROM organizations WHERE name = $1`;
+export const INSERT_ORG = `INSERT INTO organizations (id, name, account_id) VALUES ($1, $2, $3)`;
+export const INSERT_MEMBER = `INSERT INTO org_members (org_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`;
+export const SET_ACTIVE_ORG = `UPDATE users SET active_org_id = $2 WHERE id = $1`;
+export const IS_MEMBER = `SELECT 1 FROM org_members WHERE org_id = $1 AND user_id = $2`;

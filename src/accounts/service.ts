@@ -1,0 +1,123 @@
+import type { PoolClient } from 'pg';
+import type { Db } from '../db/pool.js';
+import { isUniqueViolation } from '../db/pool.js';
+import { AppError, validationError } from '../errors.js';
+import { newId } from '../ids.js';
+import { hashPassword, verifyPassword } from './password.js';
+import * as q from './queries.js';
+
+export interface User {
+  id: string;
+  email: string;
+  accountId: string;
+  activeOrgId: string | null;
+  activeOrgName: string | null;
+  /** The account that balances, runs and files belong to: the active organization's, else the personal one. */
+  actingAccountId: string;
+  createdAt: Date;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function normalizeEmail(email: string): string {
+  const e = email.trim().toLowerCase();
+  if (!EMAIL.test(e) || e.length > 254) throw validationError('email', 'must be an email address');
+  return e;
+}
+
+function toUser(row: any): User {
+  return {
+    id: row.id,
+    email: row.email,
+    accountId: row.account_id,
+    activeOrgId: row.active_org_id,
+    activeOrgName: row.org_name ?? null,
+    actingAccountId: row.org_account_id ?? row.account_id,
+    createdAt: row.created_at,
+  };
+}
+
+async function createAccount(c: PoolClient, kind: 'user' | 'org', name: string): Promise<string> {
+  const id = newId(kind === 'user' ? 'acc' : 'acco');
+  await c.query(q.INSERT_ACCOUNT, [id, kind, name]);
+  await c.query(q.INSERT_BALANCE, [id]);
+  return id;
+}
+
+export class AccountService {
+  constructor(private readonly db: Db) {}
+
+  async findByEmail(email: string): Promise<User | undefined> {
+    const r = await this.db.query(q.USER_BY_EMAIL, [normalizeEmail(email)]);
+    return r.rows[0] ? toUser(r.rows[0]) : undefined;
+  }
+
+  async requireByEmail(email: string): Promise<User> {
+    const u = await this.findByEmail(email);
+    if (!u) throw new AppError('NOT_FOUND', `no user with email ${normalizeEmail(email)}`);
+    return u;
+  }
+
+  /** Creates a user (and, with orgName, joins or creates that organization and makes it active). */
+  async createUser(input: { email: string; password: string; orgName?: string }): Promise<User> {
+    const email = normalizeEmail(input.email);
+    if (input.password.length < 8) throw validationError('password', 'must be at least 8 characters');
+    const passwordHash = await hashPassword(input.password);
+    try {
+      await this.db.tx(async (c) => {
+        const accountId = await createAccount(c, 'user', email);
+        const userId = newId('usr');
+        await c.query(q.INSERT_USER, [userId, email, passwordHash, accountId]);
+        if (input.orgName !== undefined) await joinOrg(c, userId, input.orgName);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err, 'users_email_key')) throw new AppError('CONFLICT', `a user with email ${email} already exists`);
+      throw err;
+    }
+    return this.requireByEmail(email);
+  }
+
+  /** Adds the user to an organization (created if new) and makes it the active one. */
+  async joinOrganization(email: string, orgName: string): Promise<User> {
+    const user = await this.requireByEmail(email);
+    await this.db.tx((c) => joinOrg(c, user.id, orgName));
+    return this.requireByEmail(email);
+  }
+
+  /** Switches the acting account: an organization the user belongs to, or null for the personal account. */
+  async setActiveOrganization(email: string, orgName: string | null): Promise<User> {
+    const user = await this.requireByEmail(email);
+    let orgId: string | null = null;
+    if (orgName !== null) {
+      const org = (await this.db.query(q.ORG_BY_NAME, [orgName])).rows[0];
+      if (!org || (await this.db.query(q.IS_MEMBER, [org.id, user.id])).rowCount === 0) {
+        throw new AppError('NOT_FOUND', `${user.email} is not a member of an organization named ${orgName}`);
+      }
+      orgId = org.id;
+    }
+    await this.db.query(q.SET_ACTIVE_ORG, [user.id, orgId]);
+    return this.requireByEmail(email);
+  }
+
+  async checkPassword(email: string, password: string): Promise<User | undefined> {
+    const r = await this.db.query(q.USER_BY_EMAIL, [normalizeEmail(email)]);
+    const row = r.rows[0];
+    if (!row || !(await verifyPassword(password, row.password_hash))) return undefined;
+    return toUser(row);
+  }
+}
+
+async function joinOrg(c: PoolClient, userId: string, orgName: string): Promise<void> {
+  const name = orgName.trim();
+  if (name.length < 1 || name.length > 100) throw validationError('org', 'must be 1 to 100 characters');
+  let org = (await c.query(q.ORG_BY_NAME, [name])).rows[0];
+  let role = 'member';
+  if (!org) {
+    const accountId = await createAccount(c, 'org', name);
+    org = { id: newId('org'), account_id: accountId };
+    await c.query(q.INSERT_ORG, [org.id, name, accountId]);
+    role = 'owner';
+  }
+  await c.query(q.INSERT_MEMBER, [org.id, userId, role]);
+  await c.query(q.SET_ACTIVE_ORG, [userId, org.id]);
+}

@@ -1,0 +1,14 @@
+export const BALANCE = `SELECT posted, reserved FROM account_balances WHERE account_id = $1`;
+export const INSERT_ENTRY = `INSERT INTO ledger_entries (account_id, kind, posted_delta, reserved_delta, run_id, note)
+  VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, created_at`;
+export const APPLY_GRANT = `UPDATE account_balances SET posted = posted + $2 WHERE account_id = $1 RETURNING posted, reserved`;
+/** Reserves only while the available balance covers it; zero rows means "not enough credits". */
+export const APPLY_RESERVE = `UPDATE account_balances SET reserved = reserved + $2
+  WHERE account_id = $1 AND posted - reserved >= $2 RETURNING posted, reserved`;
+export const APPLY_CAPTURE = `UPDATE account_balances SET posted = posted - $2, reserved = reserved - $2
+  WHERE account_id = $1 RETURNING posted, reserved`;
+export const APPLY_RELEASE = `UPDATE account_balances SET reserved = reserved - $2 WHERE account_id = $1 RETURNING posted, reserved`;
+export const LEDGER_PAGE = `SELECT id, kind, posted_delta, reserved_delta, run_id, note, created_at FROM ledger_entries
+  WHERE account_id = $1 AND ($2::bigint IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`;
+export const HAS_ACTIVE_SUBSCRIPTION = `SELECT EXISTS (SELECT 1 FROM subscriptions
+  WHERE account_id = $1 AND status = 'active' AND current_period_end > now()) AS active`;

@@ -1,0 +1,46 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** A mistake in how the command was called: printed as one line, exit code 2. */
+export class UsageError extends Error {}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+export function parseFlags<O extends Options>(argv: string[], options: O) {
+  try {
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message.split('\n')[0]!);
+  }
+}
+
+export function required(values: Record<string, unknown>, name: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+export function optionalInt(values: Record<string, unknown>, name: string): number | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || !/^-?\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number`);
+  return Number(v);
+}
+
+export function bigIntArg(values: Record<string, unknown>, name: string): bigint {
+  const v = required(values, name);
+  if (!/^\d{1,18}$/.test(v)) throw new UsageError(`--${name} must be a positive whole number of microcredits`);
+  return BigInt(v);
+}
+
+export function optionalDate(values: Record<string, unknown>, name: string): Date | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  const d = new Date(String(v));
+  if (!/^\d{4}-\d{2}-\d{2}/.test(String(v)) || Number.isNaN(d.getTime())) throw new UsageError(`--${name} must be an ISO 8601 date or timestamp`);
+  return d;
+}
+
+/** Prints either one JSON line (--json) or the human text. */
+export function output(json: boolean, data: unknown, human: string): void {
+  process.stdout.write(json ? JSON.stringify(data) + '\n' : human + '\n');
+}

@@ -1,0 +1,44 @@
+import type { CliContext } from '../context.js';
+import type { ApiKeyInfo } from '../../keys/service.js';
+import { optionalDate, optionalInt, output, parseFlags, required, UsageError } from '../args.js';
+
+function line(k: ApiKeyInfo): string {
+  return [k.label.padEnd(20), `${k.prefix}…`, k.state.padEnd(8), `${k.rateLimitPerMinute}/min`, `${k.rateLimitPerDay}/day`,
+    k.expiresAt ? `expires ${k.expiresAt}` : 'no expiry'].join('  ');
+}
+
+export async function keysCommand(ctx: CliContext, argv: string[]): Promise<void> {
+  const [sub, ...rest] = argv;
+  const { values } = parseFlags(rest, {
+    email: { type: 'string' }, label: { type: 'string' }, 'expires-at': { type: 'string' },
+    'per-minute': { type: 'string' }, 'per-day': { type: 'string' }, json: { type: 'boolean' },
+  });
+  const json = values.json === true;
+  switch (sub) {
+    case 'create': {
+      const email = required(values, 'email');
+      const label = required(values, 'label');
+      const input = {
+        label,
+        expiresAt: optionalDate(values, 'expires-at'),
+        perMinute: optionalInt(values, 'per-minute'),
+        perDay: optionalInt(values, 'per-day'),
+      };
+      const s = await ctx.services();
+      const k = await s.keys.create(await s.accounts.requireByEmail(email), input);
+      return output(json, k, `${k.key}\n\nThis is the only time the full key is shown. ${line(k)}`);
+    }
+    case 'list': {
+      const s = await ctx.services();
+      const keys = await s.keys.list(await s.accounts.requireByEmail(required(values, 'email')));
+      return output(json, keys, keys.length ? keys.map(line).join('\n') : 'no keys');
+    }
+    case 'revoke': {
+      const s = await ctx.services();
+      const k = await s.keys.revoke(await s.accounts.requireByEmail(required(values, 'email')), required(values, 'label'));
+      return output(json, k, `revoked ${k.label} (${k.prefix}…)`);
+    }
+    default:
+      throw new UsageError('usage: atelier keys create|list|revoke --email E [--label L] [--expires-at ISO8601] [--per-minute N] [--per-day N] [--json]');
+  }
+}

@@ -1,0 +1,29 @@
+import type { CliContext } from '../context.js';
+import { output, parseFlags, required, UsageError } from '../args.js';
+
+export async function usersCommand(ctx: CliContext, argv: string[]): Promise<void> {
+  const [sub, ...rest] = argv;
+  const { values } = parseFlags(rest, {
+    email: { type: 'string' }, password: { type: 'string' }, org: { type: 'string' },
+    personal: { type: 'boolean' }, json: { type: 'boolean' },
+  });
+  const s = await ctx.services();
+  const json = values.json === true;
+  const show = (u: Awaited<ReturnType<typeof s.accounts.requireByEmail>>, verb: string) =>
+    output(json, { id: u.id, email: u.email, accountId: u.actingAccountId, organization: u.activeOrgName },
+      `${verb} ${u.email}${u.activeOrgName ? ` (acting for organization ${u.activeOrgName})` : ''}`);
+  switch (sub) {
+    case 'create': {
+      const u = await s.accounts.createUser({ email: required(values, 'email'), password: required(values, 'password'), orgName: values.org });
+      return show(u, 'created user');
+    }
+    case 'join-org':
+      return show(await s.accounts.joinOrganization(required(values, 'email'), required(values, 'org')), 'joined; now acting as');
+    case 'use-org': {
+      if (values.personal === (values.org !== undefined)) throw new UsageError('give exactly one of --org NAME or --personal');
+      return show(await s.accounts.setActiveOrganization(required(values, 'email'), values.org ?? null), 'now acting as');
+    }
+    default:
+      throw new UsageError('usage: atelier users create|join-org|use-org --email E [--password P] [--org NAME | --personal]');
+  }
+}

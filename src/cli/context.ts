@@ -1,0 +1,22 @@
+import { loadConfig, type Config } from '../config.js';
+import { openDatabase, type Database } from '../db/connect.js';
+import { createServices, type Services } from '../services.js';
+
+/** Opens the database only for commands that need it, and closes it (stopping an embedded server it started). */
+export class CliContext {
+  readonly config: Config = loadConfig();
+  private database: Database | undefined;
+  private services_: Services | undefined;
+
+  async services(): Promise<Services> {
+    if (!this.services_) {
+      this.database = await openDatabase(this.config, { poolSize: 3 });
+      this.services_ = createServices(this.config, this.database.db);
+    }
+    return this.services_;
+  }
+
+  async close(): Promise<void> {
+    await this.database?.close();
+  }
+}

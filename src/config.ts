@@ -1,0 +1,45 @@
+import path from 'node:path';
+
+/** Every setting the service reads from its environment, parsed once and typed. */
+export interface Config {
+  dataDir: string;
+  /** External PostgreSQL; when absent the embedded server in `dataDir` is used. */
+  databaseUrl: string | undefined;
+  host: string;
+  port: number;
+  /** Origin written into URLs the service hands out (file links, docs). */
+  publicUrl: string | undefined;
+  bodyLimitBytes: number;
+  logLevel: string;
+  allowPrivateUrls: boolean;
+  /** Starter balance that `atelier quickstart` grants, in microcredits. */
+  starterMicrocredits: bigint;
+}
+
+export class ConfigError extends Error {}
+
+function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const starter = env.ATELIER_STARTER_MICROCREDITS ?? '10000000';
+  if (!/^\d{1,18}$/.test(starter)) throw new ConfigError('ATELIER_STARTER_MICROCREDITS must be a non-negative integer');
+  return {
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    host: env.HOST || '127.0.0.1',
+    port: intFrom(env, 'PORT', 8080, 0, 65535),
+    publicUrl: env.PUBLIC_URL ? env.PUBLIC_URL.replace(/\/+$/, '') : undefined,
+    bodyLimitBytes: intFrom(env, 'ATELIER_BODY_LIMIT', 1024 * 1024, 1024, 512 * 1024 * 1024),
+    logLevel: env.LOG_LEVEL || 'info',
+    allowPrivateUrls: env.ATELIER_ALLOW_PRIVATE_URLS === '1',
+    starterMicrocredits: BigInt(starter),
+  };
+}

@@ -1,0 +1,56 @@
+import pg from 'pg';
+
+// BIGINT (int8) comes back as a string by default; money is BIGINT microcredits, so parse it to bigint
+// to keep integer arithmetic exact end to end.
+pg.types.setTypeParser(20, (v) => BigInt(v));
+
+/** Anything that runs a query: the pool, or a client inside a transaction. */
+export interface Queryable {
+  query(text: string, values?: unknown[]): Promise<pg.QueryResult<any>>;
+}
+
+/** A pool plus the one transaction helper every service uses. */
+export class Db {
+  readonly pool: pg.Pool;
+
+  constructor(connectionString: string, opts: { max?: number; applicationName?: string } = {}) {
+    this.pool = new pg.Pool({
+      connectionString,
+      max: opts.max ?? 10,
+      application_name: opts.applicationName ?? `atelier:${process.pid}`,
+      idleTimeoutMillis: 30_000,
+    });
+    // An idle client losing its connection (server restart, terminated backend) must not crash the process.
+    this.pool.on('error', () => {});
+  }
+
+  query<R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    return this.pool.query<R>(text, values as any[]);
+  }
+
+  /** Runs fn inside BEGIN/COMMIT; rolls back on any throw and rethrows. */
+  async tx<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+/** True when the error is PostgreSQL's unique-violation for the named constraint (or any, if omitted). */
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const e = err as { code?: string; constraint?: string };
+  return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
+}

@@ -1,0 +1,61 @@
+/**
+ * The one catalogue of error codes and the HTTP status each maps to.
+ * Services throw AppError; the HTTP layer shapes it into the spec's error body.
+ */
+export const ERROR_STATUS = {
+  INVALID_JSON: 400,
+  VALIDATION_ERROR: 400,
+  TOO_MANY_NODES: 400,
+  INVALID_GRAPH: 400,
+  UNAUTHORIZED: 401,
+  INSUFFICIENT_CREDITS: 403,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  MODEL_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  MODEL_DEPRECATED: 410,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  PRICING_ERROR: 500,
+  MODEL_UNAVAILABLE: 503,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details?: ErrorDetail[];
+  readonly extra?: Record<string, unknown>;
+  /** Extra response headers (e.g. Retry-After, Allow). */
+  readonly headers?: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { details?: ErrorDetail[]; extra?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.details = opts.details;
+    this.extra = opts.extra;
+    this.headers = opts.headers;
+  }
+}
+
+export const notFound = (what: string) => new AppError('NOT_FOUND', `${what} not found`);
+
+export function validationError(path: string, message: string): AppError {
+  return new AppError('VALIDATION_ERROR', `${path} ${message}`, { details: [{ path, message }] });
+}

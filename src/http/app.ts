@@ -1,0 +1,49 @@
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+import { sendError } from './errorBody.js';
+import { registerOpenApi } from './plugins/openapi.js';
+import type { Logger } from 'pino';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { newTraceId } from '../ids.js';
+import type { Services } from '../services.js';
+import { registerErrorHandling } from './plugins/errors.js';
+import { registerAuth } from './plugins/auth.js';
+import { registerValidation } from './plugins/validation.js';
+import { healthRoutes } from './routes/health.js';
+import { creditRoutes } from './routes/credits.js';
+import { ErrorResponse } from './schemas/common.js';
+
+export interface AppOptions {
+  /** The process logger; omitted, the app logs nothing (tests). */
+  logger?: Logger;
+}
+
+/** Builds the HTTP app over already-started services. Routes stay thin: parse, call a service, shape the reply. */
+export async function buildApp(services: Services, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const app = (Fastify({
+    ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
+    genReqId: () => newTraceId(),
+    requestIdHeader: false,
+    logController: new LogController({ requestIdLogLabel: 'traceId' }),
+    bodyLimit: services.config.bodyLimitBytes,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // Malformed URLs (bad percent-encoding) get the same error body as everything else.
+    frameworkErrors: (err, req, reply) => {
+      reply.header('X-Request-Id', req.id);
+      sendError(req as FastifyRequest, reply as FastifyReply, new AppError('VALIDATION_ERROR', err.message));
+    },
+  }) as unknown as FastifyInstance).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('X-Request-Id', req.id);
+  });
+  registerValidation(app);
+  registerErrorHandling(app);
+  registerAuth(app, services.keys);
+
+  app.addSchema(ErrorResponse);
+  await registerOpenApi(app);
+  await app.register(healthRoutes, { services });
+  await app.register(creditRoutes, { services });
+  return app;
+}

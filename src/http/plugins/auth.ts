@@ -1,0 +1,53 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../../errors.js';
+import type { KeyService, Principal } from '../../keys/service.js';
+import { rateHeaders, retryAfterSeconds } from '../../keys/rateWindow.js';
+import { sendError } from '../errorBody.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** 'required' (default under /v1), 'optional' (e.g. signed file URLs), or 'none' (public). */
+    auth?: 'required' | 'optional' | 'none';
+  }
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/** The one place that reads the acting principal; handlers behind auth always have one. */
+export function principalOf(req: FastifyRequest): Principal {
+  if (!req.principal) throw new AppError('UNAUTHORIZED', 'Invalid or expired API key');
+  return req.principal;
+}
+
+/**
+ * Authentication and rate limiting as one onRequest hook: every /v1 request (including unknown routes,
+ * which then answer 404 only to a valid key) resolves its key and counts against the key's two windows in
+ * a single database round trip. Every authenticated answer carries the rate-limit headers.
+ */
+export function registerAuth(app: FastifyInstance, keys: KeyService): void {
+  app.addHook('onRequest', async (req, reply) => {
+    const path = req.url;
+    const mode = req.routeOptions.config?.auth ?? (path === '/v1' || path.startsWith('/v1/') ? 'required' : 'none');
+    if (mode === 'none') return;
+    const header = req.headers.authorization;
+    if (header === undefined && mode === 'optional') return;
+    const match = typeof header === 'string' ? BEARER.exec(header) : null;
+    const principal = match ? await keys.authenticate(match[1]!) : undefined;
+    if (!principal) {
+      reply.header('WWW-Authenticate', 'Bearer');
+      const message = header === undefined ? 'Missing API key: send Authorization: Bearer gx_…' : 'Invalid or expired API key';
+      return sendError(req, reply, new AppError('UNAUTHORIZED', message));
+    }
+    reply.headers(rateHeaders(principal.minute, principal.day));
+    if (!principal.admitted) {
+      const retry = retryAfterSeconds(principal.minute, principal.day, principal.nowMs);
+      return sendError(req, reply, new AppError('RATE_LIMITED', `Rate limit exceeded; retry in ${retry} s`, {
+        headers: { 'Retry-After': String(retry) },
+      }));
+    }
+    req.principal = principal;
+  });
+}

@@ -1,0 +1,94 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import FindMyWay from 'find-my-way';
+import { AppError, type ErrorDetail } from '../../errors.js';
+import { sendError } from '../errorBody.js';
+
+interface AjvLikeError {
+  instancePath?: string;
+  message?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+}
+
+/** `body.input.prompt`-style paths from Ajv's JSON pointers, naming the missing property where there is one. */
+export function detailsFromValidation(context: string, errors: AjvLikeError[]): ErrorDetail[] {
+  return errors.map((e) => {
+    const segments = (e.instancePath ?? '').split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    if (e.keyword === 'required' && typeof e.params?.missingProperty === 'string') segments.push(e.params.missingProperty);
+    if (e.keyword === 'additionalProperties' && typeof e.params?.additionalProperty === 'string') {
+      segments.push(e.params.additionalProperty);
+      return { path: [context, ...segments].join('.'), message: 'is not an allowed property' };
+    }
+    const message = e.keyword === 'required' ? 'is required' : (e.message ?? 'is invalid');
+    return { path: [context, ...segments].join('.'), message };
+  });
+}
+
+// Fastify's own error codes that are the client's fault, mapped onto our catalogue.
+const FASTIFY_CODES: Record<string, [AppError['code'], string?]> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: ['INVALID_JSON'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['INVALID_JSON', 'Body is empty but Content-Type is application/json'],
+  FST_ERR_CTP_BODY_TOO_LARGE: ['PAYLOAD_TOO_LARGE'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['UNSUPPORTED_MEDIA_TYPE'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['VALIDATION_ERROR', 'Content-Length does not match the body'],
+  FST_ERR_CTP_INVALID_TYPE: ['UNSUPPORTED_MEDIA_TYPE'],
+  FST_ERR_BAD_URL: ['NOT_FOUND', 'Malformed URL'],
+  FST_ERR_ASYNC_CONSTRAINT: ['VALIDATION_ERROR'],
+};
+
+export function toAppError(err: FastifyError & { validationContext?: string }): AppError {
+  if (err instanceof AppError) return err;
+  if (err.validation) {
+    const details = detailsFromValidation(err.validationContext ?? 'body', err.validation as AjvLikeError[]);
+    const first = details[0];
+    return new AppError('VALIDATION_ERROR', first ? `${first.path} ${first.message}` : 'Request is invalid', { details });
+  }
+  const mapped = err.code ? FASTIFY_CODES[err.code] : undefined;
+  if (mapped) return new AppError(mapped[0], mapped[1] ?? err.message);
+  // A JSON syntax error from the body parser.
+  if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
+    return new AppError('INVALID_JSON', `Body is not valid JSON: ${err.message}`);
+  }
+  if (err.statusCode === 413) return new AppError('PAYLOAD_TOO_LARGE', err.message);
+  if (err.statusCode === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', err.message);
+  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return new AppError('VALIDATION_ERROR', err.message);
+  return new AppError('INTERNAL', 'Internal server error');
+}
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/**
+ * Error shaping for every non-2xx answer: thrown errors, validation failures, unknown routes (404) and
+ * known paths asked with the wrong method (405, with Allow).
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  const known = FindMyWay({ ignoreTrailingSlash: true });
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const m of methods) {
+      if (m === 'HEAD' || m === 'OPTIONS') continue;
+      try {
+        known.on(m as any, route.url, () => {});
+      } catch {
+        // Duplicate registrations (e.g. prefix variants) are fine to skip.
+      }
+    }
+  });
+
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    const appErr = toAppError(err);
+    if (appErr.status >= 500) req.log.error({ err }, 'request failed');
+    return sendError(req, reply, appErr);
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? '/';
+    const allowed = METHODS.filter((m) => m !== req.method && known.find(m, path));
+    if (allowed.length > 0 && !known.find(req.method as any, path)) {
+      return sendError(req, reply, new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}`, {
+        headers: { Allow: allowed.join(', ') },
+      }));
+    }
+    return sendError(req, reply, new AppError('NOT_FOUND', `No route ${req.method} ${path}`));
+  });
+}

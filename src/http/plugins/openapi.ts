@@ -1,0 +1,23 @@
+import type { FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+
+/**
+ * The OpenAPI 3.1 document is generated from the route schemas themselves, so it cannot drift from what
+ * the server validates. Component names come from each shared schema's $id.
+ */
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Atelier',
+        version: '1.0.0',
+        description: 'Run generative-AI models and multi-step workflows of them, with exact credit costs, durable runs and signed webhooks.',
+      },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: gx_…' } } },
+      security: [{ bearerAuth: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+}

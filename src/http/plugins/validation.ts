@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+/**
+ * Two validators: bodies are checked strictly (a string is never silently turned into a number, so a
+ * wrongly-typed body is a 400), while path, query and header values, which are always strings on the
+ * wire, are coerced to the types their schemas declare.
+ */
+export function registerValidation(app: FastifyInstance): void {
+  const common = { allErrors: false, useDefaults: true, removeAdditional: false, strict: false } as const;
+  const strict = addFormats(new Ajv({ ...common, coerceTypes: false }));
+  const coercing = addFormats(new Ajv({ ...common, coerceTypes: 'array' }));
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? strict : coercing).compile(schema) as any,
+  );
+}

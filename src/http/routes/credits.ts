@@ -1,0 +1,30 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Services } from '../../services.js';
+import { formatMillions } from '../../billing/format.js';
+import { principalOf } from '../plugins/auth.js';
+import { withErrors } from '../schemas/common.js';
+
+const BalanceResponse = Type.Object({
+  availableBalance: Type.Integer({ description: 'Microcredits available to spend (ledger balance minus reservations)' }),
+  formatted: Type.String({ description: 'availableBalance in millions with two decimals, e.g. 26.17M' }),
+  hasActiveSubscription: Type.Boolean(),
+  isOrganization: Type.Boolean(),
+  reservedMicrocredits: Type.Integer({ description: 'Held by runs that have not finished yet' }),
+});
+
+export async function creditRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  app.get('/v1/credits/balance', {
+    schema: { tags: ['credits'], summary: 'Get credit balance', response: withErrors({ 200: BalanceResponse }) },
+  }, async (req) => {
+    const principal = principalOf(req);
+    const b = await services.credits.balance(principal.accountId);
+    return {
+      availableBalance: Number(b.available),
+      formatted: formatMillions(b.available),
+      hasActiveSubscription: await services.credits.hasActiveSubscription(principal.accountId),
+      isOrganization: principal.isOrganization,
+      reservedMicrocredits: Number(b.reserved),
+    };
+  });
+}

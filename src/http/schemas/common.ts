@@ -1,0 +1,22 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+/** Shared response schemas. Every route lists ErrorResponse for its error statuses so OpenAPI stays true. */
+export const ErrorResponse = Type.Object(
+  {
+    error: Type.String(),
+    message: Type.String(),
+    code: Type.String(),
+    traceId: Type.String({ pattern: '^req_' }),
+    details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+  },
+  { $id: 'ErrorResponse', additionalProperties: true },
+);
+
+const errorRef = Type.Ref(ErrorResponse);
+
+/** Response map for an authenticated route: the success schemas plus the errors every /v1 route can give. */
+export function withErrors(success: Record<number, TSchema>, extraStatuses: number[] = []): Record<number, TSchema> {
+  const out: Record<number, TSchema> = { ...success };
+  for (const s of [400, 401, 429, 500, ...extraStatuses]) out[s] = errorRef;
+  return out;
+}

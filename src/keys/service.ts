@@ -1,0 +1,159 @@
+import type { Db } from '../db/pool.js';
+import { isUniqueViolation } from '../db/pool.js';
+import { AppError, validationError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { User } from '../accounts/service.js';
+import { generateKey, hashKey, hashesEqual, looksLikeKey, visiblePrefix } from './keyFormat.js';
+import { asRefused, DAY_MS, MINUTE_MS, type WindowState } from './rateWindow.js';
+import * as q from './queries.js';
+
+export const MAX_KEYS_PER_ACCOUNT = 10;
+export const LIMITS = {
+  perMinute: { default: 60, min: 1, max: 10_000 },
+  perDay: { default: 1_000, min: 1, max: 100_000 },
+} as const;
+
+export type KeyState = 'active' | 'expired' | 'revoked';
+
+export interface ApiKeyInfo {
+  id: string;
+  label: string;
+  prefix: string;
+  state: KeyState;
+  rateLimitPerMinute: number;
+  rateLimitPerDay: number;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+export interface CreatedKey extends ApiKeyInfo {
+  /** The full key: returned once, at creation, and stored nowhere. */
+  key: string;
+}
+
+/** Who a request acts for, and where its rate-limit windows stand. */
+export interface Principal {
+  keyId: string;
+  userId: string;
+  email: string;
+  accountId: string;
+  /** The acting account is the user's active organization rather than the personal account. */
+  isOrganization: boolean;
+  admitted: boolean;
+  minute: WindowState;
+  day: WindowState;
+  nowMs: number;
+}
+
+function iso(d: Date | null | undefined): string | null {
+  return d ? d.toISOString() : null;
+}
+
+export function keyState(row: { revoked_at: Date | null; expires_at: Date | null }, now = new Date()): KeyState {
+  if (row.revoked_at) return 'revoked';
+  if (row.expires_at && row.expires_at <= now) return 'expired';
+  return 'active';
+}
+
+function toInfo(row: any): ApiKeyInfo {
+  return {
+    id: row.id,
+    label: row.label,
+    prefix: `gx_${row.prefix}`,
+    state: keyState(row),
+    rateLimitPerMinute: row.rate_per_minute,
+    rateLimitPerDay: row.rate_per_day,
+    expiresAt: iso(row.expires_at),
+    revokedAt: iso(row.revoked_at),
+    createdAt: iso(row.created_at)!,
+    lastUsedAt: iso(row.last_used_at),
+  };
+}
+
+function checkLimit(name: string, value: number | undefined, range: { default: number; min: number; max: number }): number {
+  if (value === undefined) return range.default;
+  if (!Number.isInteger(value) || value < range.min || value > range.max) {
+    throw validationError(name, `must be an integer from ${range.min} to ${range.max}`);
+  }
+  return value;
+}
+
+export class KeyService {
+  constructor(private readonly db: Db) {}
+
+  async create(
+    user: User,
+    input: { label: string; expiresAt?: Date; perMinute?: number; perDay?: number },
+  ): Promise<CreatedKey> {
+    const label = input.label.trim();
+    if (label.length < 1 || label.length > 100) throw validationError('label', 'must be 1 to 100 characters');
+    const perMinute = checkLimit('perMinute', input.perMinute, LIMITS.perMinute);
+    const perDay = checkLimit('perDay', input.perDay, LIMITS.perDay);
+    if (input.expiresAt !== undefined) {
+      if (Number.isNaN(input.expiresAt.getTime())) throw validationError('expiresAt', 'must be an ISO 8601 timestamp');
+      if (input.expiresAt.getTime() <= Date.now()) throw validationError('expiresAt', 'must be in the future');
+    }
+    const key = generateKey();
+    try {
+      const row = await this.db.tx(async (c) => {
+        // Lock the user so two concurrent creates cannot both pass the 10-key check.
+        await c.query(q.LOCK_USER, [user.id]);
+        const { n } = (await c.query(q.COUNT_LIVE_KEYS, [user.id])).rows[0];
+        if (n >= MAX_KEYS_PER_ACCOUNT) {
+          throw new AppError('CONFLICT', `an account may hold at most ${MAX_KEYS_PER_ACCOUNT} keys; revoke one first`);
+        }
+        const id = newId('key');
+        const r = await c.query(q.INSERT_KEY, [id, user.id, label, visiblePrefix(key), hashKey(key), perMinute, perDay, input.expiresAt ?? null]);
+        await c.query(q.INSERT_USAGE, [id]);
+        return r.rows[0];
+      });
+      return { ...toInfo(row), key };
+    } catch (err) {
+      if (isUniqueViolation(err, 'api_keys_label_unique')) throw new AppError('CONFLICT', `a key labelled "${label}" already exists`);
+      throw err;
+    }
+  }
+
+  async anyExist(): Promise<boolean> {
+    return (await this.db.query(q.ANY_KEY)).rows[0].any;
+  }
+
+  async list(user: User): Promise<ApiKeyInfo[]> {
+    return (await this.db.query(q.LIST_KEYS, [user.id])).rows.map(toInfo);
+  }
+
+  async revoke(user: User, label: string): Promise<ApiKeyInfo> {
+    const r = await this.db.query(q.REVOKE_BY_LABEL, [user.id, label]);
+    if (r.rowCount === 0) throw new AppError('NOT_FOUND', `no unrevoked key labelled "${label}"`);
+    return toInfo(r.rows[0]);
+  }
+
+  /**
+   * Resolves a presented key to its principal and counts the request against both windows.
+   * Returns undefined for anything that is not a usable key (malformed, unknown, revoked, expired).
+   */
+  async authenticate(presented: string): Promise<Principal | undefined> {
+    if (!looksLikeKey(presented)) return undefined;
+    const hash = hashKey(presented);
+    const row = (await this.db.query(q.AUTHENTICATE, [hash])).rows[0];
+    // The lookup is by hash; the constant-time comparison guards against any index collation surprise.
+    if (!row || !row.usable || !hashesEqual(row.key_hash, hash)) return undefined;
+    const minuteStart = Number(row.minute_start_ms);
+    const dayStart = Number(row.day_start_ms);
+    const minute: WindowState = { limit: row.rate_per_minute, used: row.minute_used, resetMs: minuteStart + MINUTE_MS };
+    const day: WindowState = { limit: row.rate_per_day, used: row.day_used, resetMs: dayStart + DAY_MS };
+    const windows = row.admitted ? { minute, day } : asRefused(minute, day);
+    return {
+      keyId: row.id,
+      userId: row.user_id,
+      email: row.email,
+      accountId: row.org_account_id ?? row.user_account_id,
+      isOrganization: row.org_account_id !== null,
+      admitted: row.admitted,
+      ...windows,
+      nowMs: Number(row.now_ms),
+    };
+  }
+}
