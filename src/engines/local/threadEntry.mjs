@@ -1,0 +1,12 @@
+// Worker-thread entry for CPU-heavy engine work. Registers tsx so TypeScript modules load, then calls the
+// named export of the named module. Modules stay loaded between tasks, so a model loaded at module level
+// (tfjs, ONNX, a WASM synthesizer) is loaded once per thread and reused.
+import { register } from 'tsx/esm/api';
+
+register();
+
+export default async function run({ modulePath, fn, args }) {
+  const mod = await import(modulePath);
+  if (typeof mod[fn] !== 'function') throw new Error(`${modulePath} has no export ${fn}`);
+  return mod[fn](...args);
+}
