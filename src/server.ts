@@ -4,6 +4,7 @@ import { openDatabase, type Database } from './db/connect.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { createServices, type Services } from './services.js';
+import { SubscriptionScheduler } from './billing/scheduler.js';
 
 export const ROLES = ['all', 'api', 'worker', 'deliverer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -28,7 +29,7 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
     log.error({ err }, 'could not open the database');
     throw err;
   }
-  const services = createServices(config, database.db);
+  const services = await createServices(config, database.db);
   let app: FastifyInstance | undefined;
   let url: string | undefined;
   if (role === 'all' || role === 'api') {
@@ -38,6 +39,9 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
     url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   }
+  // Background roles. Subscription grants are exactly-once in SQL, so every worker may run the scheduler.
+  const scheduler = role === 'all' || role === 'worker' ? new SubscriptionScheduler(services.subscriptions, log) : undefined;
+  scheduler?.start();
   services.markReady();
 
   log.info({ role, data: database.location }, `data lives in ${database.location}`);
@@ -50,6 +54,7 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
   const stop = () =>
     (stopping ??= (async () => {
       await app?.close();
+      await scheduler?.stop();
       await database!.close();
     })());
   return { url, services, app, stop };

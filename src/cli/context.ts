@@ -11,7 +11,7 @@ export class CliContext {
   async services(): Promise<Services> {
     if (!this.services_) {
       this.database = await openDatabase(this.config, { poolSize: 3 });
-      this.services_ = createServices(this.config, this.database.db);
+      this.services_ = await createServices(this.config, this.database.db);
     }
     return this.services_;
   }

@@ -8,6 +8,7 @@ import { keysCommand } from './commands/keys.js';
 import { creditsCommand } from './commands/credits.js';
 import { quickstartCommand } from './commands/quickstart.js';
 import { migrateCommand } from './commands/migrate.js';
+import { subscriptionsCommand } from './commands/subscriptions.js';
 
 const HELP = `atelier — run generative models and workflows behind one API
 
@@ -21,6 +22,8 @@ const HELP = `atelier — run generative models and workflows behind one API
   atelier keys revoke --email E --label L
   atelier credits grant --email E --microcredits N [--note TEXT]
   atelier credits balance --email E
+  atelier subscriptions set --email E --plan NAME --monthly-microcredits N
+  atelier subscriptions cancel --email E
   atelier migrate
 
 Environment: DATA_DIR (default ./data), DATABASE_URL (external PostgreSQL), HOST, PORT (default 8080), LOG_LEVEL.`;
@@ -31,6 +34,7 @@ const COMMANDS: Record<string, (ctx: CliContext, argv: string[]) => Promise<void
   keys: keysCommand,
   credits: creditsCommand,
   quickstart: quickstartCommand,
+  subscriptions: subscriptionsCommand,
   migrate: (ctx) => migrateCommand(ctx),
 };
 

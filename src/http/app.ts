@@ -12,6 +12,10 @@ import { registerValidation } from './plugins/validation.js';
 import { healthRoutes } from './routes/health.js';
 import { creditRoutes } from './routes/credits.js';
 import { ErrorResponse } from './schemas/common.js';
+import { CatalogResponse, ModelEntry, ModelPricing, ModelSchema, SearchResponse, SubModel } from './schemas/models.js';
+import { modelRoutes } from './routes/models.js';
+import { estimateRoutes } from './routes/estimates.js';
+import { deprecatedRoutes } from './routes/deprecated.js';
 
 export interface AppOptions {
   /** The process logger; omitted, the app logs nothing (tests). */
@@ -44,6 +48,10 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   app.addSchema(ErrorResponse);
   await registerOpenApi(app);
   await app.register(healthRoutes, { services });
+  for (const schema of [SubModel, ModelEntry, ModelSchema, ModelPricing, SearchResponse, CatalogResponse]) app.addSchema(schema);
   await app.register(creditRoutes, { services });
+  await app.register(modelRoutes, { services });
+  await app.register(estimateRoutes, { services });
+  await app.register(deprecatedRoutes, { services });
   return app;
 }

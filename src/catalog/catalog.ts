@@ -1,0 +1,139 @@
+import { Ajv, type ValidateFunction, type ErrorObject } from 'ajv';
+import { AppError, type ErrorDetail } from '../errors.js';
+import type { Availability } from '../engines/types.js';
+import { defaultsOf, inputSchema } from './schema.js';
+import type { ModeDef, ModelDef } from './types.js';
+
+export interface ResolvedMode {
+  model: ModelDef;
+  mode: ModeDef;
+  /** The mode's id as the API shows it: the subModelId of a multi-mode model, else null. */
+  subModelId: string | null;
+}
+
+interface CompiledMode {
+  full: ValidateFunction;
+  partial: ValidateFunction;
+}
+
+const NODE_TYPE = /^[a-z][a-z0-9_]{1,63}$/;
+const SUB_MODEL_ID = /^[a-z0-9][a-z0-9.-]{1,79}$/;
+
+export function isMultiMode(model: ModelDef): boolean {
+  return model.modes.length > 1;
+}
+
+function details(prefix: string, errors: ErrorObject[] | null | undefined): ErrorDetail[] {
+  return (errors ?? []).map((e) => {
+    const segs = e.instancePath.split('/').filter(Boolean);
+    if (e.keyword === 'required') segs.push(String(e.params.missingProperty));
+    if (e.keyword === 'additionalProperties') {
+      segs.push(String(e.params.additionalProperty));
+      return { path: [prefix, ...segs].join('.'), message: 'is not an input of this model' };
+    }
+    let message = e.keyword === 'required' ? 'is required' : e.message ?? 'is invalid';
+    if (e.keyword === 'enum') message = `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    return { path: [prefix, ...segs].join('.'), message };
+  });
+}
+
+/**
+ * The model catalog as loaded in this process: every model, indexed by nodeType and by subModelId, with
+ * each mode's input validators compiled once. Availability comes from the engines this process has.
+ */
+export class Catalog {
+  readonly models: readonly ModelDef[];
+  private readonly byNodeType = new Map<string, ModelDef>();
+  private readonly bySubModel = new Map<string, ResolvedMode>();
+  private readonly compiled = new Map<ModeDef, CompiledMode>();
+  private readonly ajv = new Ajv({ allErrors: false, useDefaults: true, strict: false, coerceTypes: false });
+
+  constructor(models: ModelDef[], private readonly engineAvailability: (engineId: string) => Availability) {
+    this.models = models;
+    for (const model of models) {
+      if (!NODE_TYPE.test(model.nodeType)) throw new Error(`catalog: bad nodeType "${model.nodeType}"`);
+      if (this.byNodeType.has(model.nodeType)) throw new Error(`catalog: duplicate nodeType ${model.nodeType}`);
+      if (model.modes.length === 0) throw new Error(`catalog: ${model.nodeType} has no modes`);
+      this.byNodeType.set(model.nodeType, model);
+      for (const mode of model.modes) {
+        if (!SUB_MODEL_ID.test(mode.subModelId)) throw new Error(`catalog: bad subModelId "${mode.subModelId}" of ${model.nodeType}`);
+        if (this.bySubModel.has(mode.subModelId) || (this.byNodeType.has(mode.subModelId) && mode.subModelId !== model.nodeType)) {
+          throw new Error(`catalog: duplicate subModelId ${mode.subModelId}`);
+        }
+        this.bySubModel.set(mode.subModelId, { model, mode, subModelId: isMultiMode(model) ? mode.subModelId : null });
+        this.compiled.set(mode, {
+          full: this.ajv.compile(inputSchema(mode)),
+          partial: this.ajv.compile(inputSchema(mode, { requireRequired: false })),
+        });
+      }
+    }
+  }
+
+  model(nodeType: string): ModelDef | undefined {
+    return this.byNodeType.get(nodeType);
+  }
+
+  /** `{modelId}` of the schema and pricing paths: a subModelId, or a nodeType (a multi-mode one → its default mode). */
+  resolveModelId(modelId: string): ResolvedMode {
+    const bySub = this.bySubModel.get(modelId);
+    if (bySub) return bySub;
+    const model = this.byNodeType.get(modelId);
+    if (model) return { model, mode: model.modes[0]!, subModelId: isMultiMode(model) ? model.modes[0]!.subModelId : null };
+    throw new AppError('MODEL_NOT_FOUND', `No model or sub-model "${modelId}"; list them with GET /v1/models`);
+  }
+
+  /**
+   * A nodeType plus optional subModelId, as runs and estimates name a model. A multi-mode model needs its
+   * subModelId when `requireSubModel` (runs); estimates fall back to the default mode.
+   */
+  resolveNode(nodeType: string, subModelId: string | undefined | null, opts: { requireSubModel: boolean; path?: string }): ResolvedMode {
+    const where = opts.path ? `${opts.path}.` : '';
+    const model = this.byNodeType.get(nodeType);
+    if (!model) {
+      throw new AppError('MODEL_NOT_FOUND', `Unknown model "${nodeType}"; list them with GET /v1/models`, {
+        details: [{ path: `${where}${opts.path ? 'type' : 'nodeType'}`, message: `unknown model "${nodeType}"` }],
+      });
+    }
+    if (subModelId === undefined || subModelId === null) {
+      if (isMultiMode(model) && opts.requireSubModel) {
+        throw new AppError('VALIDATION_ERROR', `${model.nodeType} has several modes: give subModelId, one of ${model.modes.map((m) => m.subModelId).join(', ')}`, {
+          details: [{ path: `${where}subModelId`, message: 'is required for this model' }],
+        });
+      }
+      return { model, mode: model.modes[0]!, subModelId: isMultiMode(model) ? model.modes[0]!.subModelId : null };
+    }
+    const mode = model.modes.find((m) => m.subModelId === subModelId);
+    if (!mode) {
+      throw new AppError('VALIDATION_ERROR', `${model.nodeType} has no sub-model "${subModelId}"; it has ${model.modes.map((m) => m.subModelId).join(', ')}`, {
+        details: [{ path: `${where}subModelId`, message: 'is not a sub-model of this model' }],
+      });
+    }
+    return { model, mode, subModelId: isMultiMode(model) ? mode.subModelId : null };
+  }
+
+  /**
+   * Validates an input against the mode's schema and returns a copy with defaults filled in. `partial`
+   * skips required fields (estimates of workflow nodes whose inputs arrive along edges).
+   */
+  validateInput(mode: ModeDef, input: unknown, opts: { path: string; partial?: boolean }): Record<string, unknown> {
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+      throw new AppError('VALIDATION_ERROR', `${opts.path} must be an object`, { details: [{ path: opts.path, message: 'must be an object' }] });
+    }
+    const copy = structuredClone(input) as Record<string, unknown>;
+    const c = this.compiled.get(mode)!;
+    const validate = opts.partial ? c.partial : c.full;
+    if (!validate(copy)) {
+      const d = details(opts.path, validate.errors);
+      throw new AppError('VALIDATION_ERROR', `${d[0]!.path} ${d[0]!.message}`, { details: d });
+    }
+    return copy;
+  }
+
+  defaults(mode: ModeDef): Record<string, unknown> {
+    return defaultsOf(mode);
+  }
+
+  availability(model: ModelDef, mode: ModeDef = model.modes[0]!): Availability {
+    return this.engineAvailability(mode.engine.engine);
+  }
+}

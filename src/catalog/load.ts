@@ -1,0 +1,13 @@
+import type { Config } from '../config.js';
+import { EngineRegistry } from '../engines/registry.js';
+import { allEngines } from '../engines/all.js';
+import { Catalog } from './catalog.js';
+import { builtinModels } from './models/index.js';
+
+/** Builds this process's engine registry (availability checked once) and the catalog over it. */
+export async function loadCatalog(config: Config, env: NodeJS.ProcessEnv = process.env): Promise<{ catalog: Catalog; engines: EngineRegistry }> {
+  const engines = new EngineRegistry(allEngines(config, env));
+  await engines.init();
+  const catalog = new Catalog([...builtinModels], (id) => engines.availability(id));
+  return { catalog, engines };
+}

@@ -1,0 +1,73 @@
+import type { FieldSpec, ModeDef } from './types.js';
+
+type JsonSchema = Record<string, unknown>;
+
+const MEDIA_URL_MAX = 2_000_000; // data: URLs of small media fit; larger media go by https or file URL
+
+function fieldSchema(field: FieldSpec): JsonSchema {
+  const s: JsonSchema = { description: field.description, 'x-dataType': field.dataType };
+  switch (field.type) {
+    case 'text':
+    case 'textarea':
+    case 'color':
+      Object.assign(s, { type: 'string' }, field.maxLength !== undefined ? { maxLength: field.maxLength } : {});
+      break;
+    case 'integer':
+    case 'number':
+      s.type = field.type;
+      if (field.min !== undefined) s.minimum = field.min;
+      if (field.max !== undefined) s.maximum = field.max;
+      break;
+    case 'boolean':
+      s.type = 'boolean';
+      break;
+    case 'select':
+      s.enum = field.options ?? [];
+      break;
+    case 'multiselect':
+      Object.assign(s, { type: 'array', items: { enum: field.options ?? [] }, uniqueItems: true });
+      break;
+    case 'image':
+    case 'audio':
+    case 'video':
+      Object.assign(s, { type: 'string', minLength: 1, maxLength: MEDIA_URL_MAX });
+      break;
+    case 'images':
+    case 'videos':
+      Object.assign(s, { type: 'array', items: { type: 'string', minLength: 1, maxLength: MEDIA_URL_MAX } });
+      break;
+    case 'json':
+      break;
+  }
+  if (s.type === 'array') {
+    if (field.minItems !== undefined) s.minItems = field.minItems;
+    if (field.maxItems !== undefined) s.maxItems = field.maxItems;
+  }
+  if (field.default !== undefined) s.default = field.default;
+  Object.assign(s, field.schema ?? {});
+  return s;
+}
+
+/**
+ * The draft 2020-12 JSON Schema a mode's input is validated with, derived from its fields so the two can
+ * never disagree. Unknown keys are refused: a misspelt option is an error, not a silent default.
+ */
+export function inputSchema(mode: ModeDef, opts: { requireRequired?: boolean } = {}): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const field of mode.fields) properties[field.name] = fieldSchema(field);
+  const required = mode.fields.filter((x) => x.required).map((x) => x.name);
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    properties,
+    ...(opts.requireRequired !== false && required.length ? { required } : {}),
+    additionalProperties: false,
+  };
+}
+
+/** Field defaults, keyed by field name. */
+export function defaultsOf(mode: ModeDef): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of mode.fields) if (field.default !== undefined) out[field.name] = field.default;
+  return out;
+}

@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Services } from '../../services.js';
+import { AppError } from '../../errors.js';
+import { estimateNodes, MAX_NODES, type EstimateNode as Node } from '../../catalog/estimate.js';
+import { withErrors } from '../schemas/common.js';
+import { Estimate, EstimateNode } from '../schemas/models.js';
+
+// No maxItems in the schema: more than MAX_NODES nodes is its own error code (TOO_MANY_NODES), not a schema failure.
+const NodesBody = Type.Object({ nodes: Type.Array(EstimateNode, { description: `Node configurations, at most ${MAX_NODES}` }) });
+
+const NodeEstimateBody = Type.Object({
+  nodes: Type.Optional(Type.Array(EstimateNode)),
+  nodeType: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  subModelId: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
+  data: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  input: Type.Optional(Type.Object({}, { additionalProperties: true })),
+}, { description: 'Either { nodes: [{ type, data?, subModelId? }] } or one node as { nodeType, subModelId?, data? | input? }' });
+
+/** Cost estimates (spec 4.4, 4.6): the same pricing function that charges runs. */
+export async function estimateRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  app.post('/v1/workflows/estimate-credits', {
+    schema: {
+      tags: ['workflows'], summary: 'Estimate workflow cost', body: NodesBody,
+      response: withErrors({ 200: Type.Object({ totalMicrocredits: Type.Integer(), estimates: Type.Array(Estimate) }) }),
+    },
+  }, async (req) => {
+    const estimates = estimateNodes(services.catalog, (req.body as { nodes: Node[] }).nodes);
+    return { totalMicrocredits: estimates.reduce((s, e) => s + e.microcredits, 0), estimates };
+  });
+
+  app.post('/v1/nodes/estimate-credits', {
+    schema: {
+      tags: ['nodes'], summary: 'Estimate node cost', body: NodeEstimateBody,
+      response: withErrors({ 200: Type.Object({ estimates: Type.Array(Estimate), totalMicrocredits: Type.Integer() }) }),
+    },
+  }, async (req) => {
+    const body = req.body as { nodes?: Node[]; nodeType?: string; subModelId?: string | null; data?: object; input?: object };
+    let estimates;
+    if (body.nodes !== undefined) {
+      if (body.nodeType !== undefined) throw new AppError('VALIDATION_ERROR', 'give either nodes or nodeType, not both', { details: [{ path: 'body.nodeType', message: 'cannot be combined with nodes' }] });
+      estimates = estimateNodes(services.catalog, body.nodes);
+    } else if (body.nodeType !== undefined) {
+      if (body.data !== undefined && body.input !== undefined) throw new AppError('VALIDATION_ERROR', 'give either data or input, not both', { details: [{ path: 'body.input', message: 'cannot be combined with data' }] });
+      estimates = estimateNodes(services.catalog, [{ type: body.nodeType, subModelId: body.subModelId, data: body.data ?? body.input }], 'body.node');
+    } else {
+      throw new AppError('VALIDATION_ERROR', 'body.nodes or body.nodeType is required', { details: [{ path: 'body.nodeType', message: 'is required (or nodes)' }] });
+    }
+    return { estimates, totalMicrocredits: estimates.reduce((s, e) => s + e.microcredits, 0) };
+  });
+}
