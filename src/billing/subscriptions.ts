@@ -31,17 +31,18 @@ export class SubscriptionService {
   constructor(private readonly db: Db) {}
 
   /** Starts a subscription (granting the first period at once) or changes the plan of the active one. */
+  // Period bounds travel through JavaScript Dates (millisecond precision), so they are kept at milliseconds in SQL too.
   async set(accountId: string, plan: string, monthlyMicrocredits: bigint): Promise<Subscription> {
     if (plan.trim().length < 1 || plan.length > 100) throw validationError('plan', 'must be 1 to 100 characters');
     if (monthlyMicrocredits < 0n || monthlyMicrocredits > 10n ** 15n) throw validationError('monthlyMicrocredits', 'must be from 0 to 10^15');
     await this.db.query(
       `INSERT INTO subscriptions (account_id, plan, monthly_microcredits, status, anchor, current_period_start, current_period_end)
-       VALUES ($1, $2, $3, 'active', now(), now(), now() + interval '1 month')
+       VALUES ($1, $2, $3, 'active', date_trunc('milliseconds', now()), date_trunc('milliseconds', now()), date_trunc('milliseconds', now()) + interval '1 month')
        ON CONFLICT (account_id) DO UPDATE SET
          plan = EXCLUDED.plan, monthly_microcredits = EXCLUDED.monthly_microcredits, updated_at = now(),
          -- A canceled subscription restarts with a new period; an active one keeps its period (the new amount applies from the next).
          status = 'active',
-         anchor = CASE WHEN subscriptions.status = 'canceled' THEN now() ELSE subscriptions.anchor END,
+         anchor = CASE WHEN subscriptions.status = 'canceled' THEN date_trunc('milliseconds', now()) ELSE subscriptions.anchor END,
          current_period_start = CASE WHEN subscriptions.status = 'canceled' THEN now() ELSE subscriptions.current_period_start END,
          current_period_end = CASE WHEN subscriptions.status = 'canceled' THEN now() + interval '1 month' ELSE subscriptions.current_period_end END,
          granted_period_start = CASE WHEN subscriptions.status = 'canceled' THEN NULL ELSE subscriptions.granted_period_start END`,
