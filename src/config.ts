@@ -14,6 +14,16 @@ export interface Config {
   allowPrivateUrls: boolean;
   /** Starter balance that `atelier quickstart` grants, in microcredits. */
   starterMicrocredits: bigint;
+  /** Runs one worker process executes at once. */
+  workerConcurrency: number;
+  /** How long a worker's claim on a run lasts without a heartbeat before another worker takes it over. */
+  runLeaseSeconds: number;
+  /** How often the sweeper looks for lapsed leases and deadlines. */
+  sweepIntervalMs: number;
+  fileRetentionSeconds: number;
+  fileUrlTtlSeconds: number;
+  /** Folder of operator-provided model files (GGUF for llama_cpp). */
+  modelsDir: string;
 }
 
 export class ConfigError extends Error {}
@@ -41,5 +51,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     allowPrivateUrls: env.ATELIER_ALLOW_PRIVATE_URLS === '1',
     starterMicrocredits: BigInt(starter),
+    workerConcurrency: intFrom(env, 'ATELIER_WORKER_CONCURRENCY', 2, 1, 64),
+    runLeaseSeconds: intFrom(env, 'ATELIER_RUN_LEASE_SECONDS', 30, 2, 3600),
+    sweepIntervalMs: intFrom(env, 'ATELIER_SWEEP_INTERVAL_MS', 1000, 50, 600_000),
+    fileRetentionSeconds: intFrom(env, 'ATELIER_FILE_RETENTION_DAYS', 7, 0, 3650) * 86_400,
+    fileUrlTtlSeconds: intFrom(env, 'ATELIER_FILE_URL_TTL_SECONDS', 86_400, 60, 30 * 86_400),
+    modelsDir: path.resolve(env.MODELS_DIR || path.join(env.DATA_DIR || './data', 'models')),
   };
 }

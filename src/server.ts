@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/connect.js';
@@ -5,6 +6,11 @@ import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { createServices, type Services } from './services.js';
 import { SubscriptionScheduler } from './billing/scheduler.js';
+import { RunWorker } from './runs/worker.js';
+import { RunSweeper } from './runs/sweeper.js';
+import { ownFileResolver } from './files/ownFiles.js';
+import { basicMediaFetcher } from './engines/mediaFetcher.js';
+import { closeThreadPools } from './engines/local/threads.js';
 
 export const ROLES = ['all', 'api', 'worker', 'deliverer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -13,6 +19,10 @@ export interface RunningServer {
   url: string | undefined;
   services: Services;
   app: FastifyInstance | undefined;
+  stop(): Promise<void>;
+}
+
+interface Part {
   stop(): Promise<void>;
 }
 
@@ -29,7 +39,32 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
     log.error({ err }, 'could not open the database');
     throw err;
   }
-  const services = await createServices(config, database.db);
+  const working = role === 'all' || role === 'worker';
+  const services = await createServices(config, database.db, { supervise: working });
+  const parts: Part[] = []; // stopped in reverse order
+  await services.notifier.start();
+  parts.push(services.notifier);
+  await services.queue.start();
+  parts.push(services.queue);
+
+  if (working) {
+    const worker = new RunWorker(database.db, services.catalog, services.engines, services.files, services.queue, services.notifier, log, {
+      concurrency: config.workerConcurrency,
+      leaseSeconds: config.runLeaseSeconds,
+      tmpRoot: path.join(config.dataDir, 'tmp'),
+      fetchMediaFor: (accountId) => basicMediaFetcher(ownFileResolver(services.files, accountId, services.publicUrl)),
+    });
+    await worker.start();
+    parts.push(worker);
+    const sweeper = new RunSweeper(database.db, services.queue, services.nodeRuns, services.files, log, config.sweepIntervalMs);
+    sweeper.start();
+    parts.push(sweeper);
+    // Subscription grants are exactly-once in SQL, so every worker may run the scheduler.
+    const scheduler = new SubscriptionScheduler(services.subscriptions, log);
+    scheduler.start();
+    parts.push(scheduler);
+  }
+
   let app: FastifyInstance | undefined;
   let url: string | undefined;
   if (role === 'all' || role === 'api') {
@@ -38,14 +73,15 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
     url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    services.setListenUrl(url);
+    parts.push({ stop: () => app!.close() });
   }
-  // Background roles. Subscription grants are exactly-once in SQL, so every worker may run the scheduler.
-  const scheduler = role === 'all' || role === 'worker' ? new SubscriptionScheduler(services.subscriptions, log) : undefined;
-  scheduler?.start();
   services.markReady();
 
   log.info({ role, data: database.location }, `data lives in ${database.location}`);
   if (url) log.info(`listening on ${url} (role ${role})`);
+  const unavailable = services.catalog.models.filter((m) => !m.deprecated && !services.catalog.availability(m).available).length;
+  log.info(`${services.catalog.models.length} models in the catalog, ${unavailable} unavailable on this machine (see GET /v1/models)`);
   if (!(await services.keys.anyExist())) {
     log.info('no API keys yet: create a user and your first key with `npx atelier quickstart --email you@example.com`');
   }
@@ -53,8 +89,9 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      await app?.close();
-      await scheduler?.stop();
+      // API first (stop taking requests), then workers hand back their runs, then the queue and the database.
+      for (const part of parts.reverse()) await part.stop().catch((err) => log.warn({ err }, 'error while stopping'));
+      await closeThreadPools();
       await database!.close();
     })());
   return { url, services, app, stop };

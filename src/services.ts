@@ -8,6 +8,12 @@ import type { Catalog } from './catalog/catalog.js';
 import { LegacyService } from './catalog/legacy.js';
 import { loadCatalog } from './catalog/load.js';
 import type { EngineRegistry } from './engines/registry.js';
+import { Notifier } from './db/notifier.js';
+import { JobQueue } from './queue/queue.js';
+import { FileService } from './files/service.js';
+import { LocalBlobStore } from './files/blobStore.js';
+import { NodeRunService } from './runs/service.js';
+import path from 'node:path';
 
 /** The service objects a process needs, built once over one database. Routes, CLI and MCP all use these. */
 export interface Services {
@@ -20,15 +26,39 @@ export interface Services {
   catalog: Catalog;
   engines: EngineRegistry;
   legacy: LegacyService;
+  notifier: Notifier;
+  queue: JobQueue;
+  files: FileService;
+  nodeRuns: NodeRunService;
+  /** Origin written into URLs handed out: PUBLIC_URL, else where this process listens. */
+  publicUrl(): string;
+  setListenUrl(url: string): void;
   /** True once start-up work (migrations, queue) is done; /readyz reports it. */
   ready(): boolean;
   markReady(): void;
 }
 
-export async function createServices(config: Config, db: Db): Promise<Services> {
+export async function createServices(config: Config, db: Db, opts: { supervise?: boolean } = {}): Promise<Services> {
   let ready = false;
+  let listenUrl = `http://${config.host}:${config.port}`;
+  const publicUrl = () => config.publicUrl ?? listenUrl;
   const { catalog, engines } = await loadCatalog(config);
+  const notifier = new Notifier(db.url);
+  const queue = new JobQueue(db.url, notifier, { supervise: opts.supervise ?? false });
+  const files = new FileService(db, new LocalBlobStore(path.join(config.dataDir, 'files')), {
+    publicUrl, retentionSeconds: config.fileRetentionSeconds, urlTtlSeconds: config.fileUrlTtlSeconds,
+  });
+  // Webhook URL host checks arrive with the outbound URL guard (webhooks issue); scheme checks happen in parsing.
+  const nodeRuns = new NodeRunService(db, catalog, queue, notifier, async () => {});
   return {
+    notifier,
+    queue,
+    files,
+    nodeRuns,
+    publicUrl,
+    setListenUrl: (url) => {
+      listenUrl = url;
+    },
     catalog,
     engines,
     legacy: new LegacyService(db, catalog),

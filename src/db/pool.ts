@@ -13,7 +13,8 @@ export interface Queryable {
 export class Db {
   readonly pool: pg.Pool;
 
-  constructor(connectionString: string, opts: { max?: number; applicationName?: string } = {}) {
+  constructor(readonly url: string, opts: { max?: number; applicationName?: string } = {}) {
+    const connectionString = url;
     this.pool = new pg.Pool({
       connectionString,
       max: opts.max ?? 10,

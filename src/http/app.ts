@@ -16,6 +16,10 @@ import { CatalogResponse, ModelEntry, ModelPricing, ModelSchema, SearchResponse,
 import { modelRoutes } from './routes/models.js';
 import { estimateRoutes } from './routes/estimates.js';
 import { deprecatedRoutes } from './routes/deprecated.js';
+import { nodeRunRoutes } from './routes/nodeRuns.js';
+import { fileRoutes } from './routes/files.js';
+import { ledgerRoutes } from './routes/ledger.js';
+import { FileViewSchema, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema } from './schemas/runs.js';
 
 export interface AppOptions {
   /** The process logger; omitted, the app logs nothing (tests). */
@@ -48,10 +52,13 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   app.addSchema(ErrorResponse);
   await registerOpenApi(app);
   await app.register(healthRoutes, { services });
-  for (const schema of [SubModel, ModelEntry, ModelSchema, ModelPricing, SearchResponse, CatalogResponse]) app.addSchema(schema);
+  for (const schema of [SubModel, ModelEntry, ModelSchema, ModelPricing, SearchResponse, CatalogResponse, WebhookConfigSchema, FileViewSchema, NodeRunSchema, RunCreatedSchema]) app.addSchema(schema);
   await app.register(creditRoutes, { services });
   await app.register(modelRoutes, { services });
   await app.register(estimateRoutes, { services });
   await app.register(deprecatedRoutes, { services });
+  await app.register(nodeRunRoutes, { services });
+  await app.register(fileRoutes, { services });
+  await app.register(ledgerRoutes, { services });
   return app;
 }

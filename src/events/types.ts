@@ -1,0 +1,25 @@
+/** Event types (spec 6.2) and which run kinds emit them. */
+export const EVENT_TYPES = ['run.started', 'run.completed', 'run.failed', 'run.canceled', 'node.completed', 'node.failed'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const NODE_RUN_EVENTS: readonly EventType[] = ['run.started', 'run.completed', 'run.failed', 'run.canceled'];
+export const WORKFLOW_RUN_EVENTS: readonly EventType[] = EVENT_TYPES;
+
+/** The delivered body (spec 6.3). */
+export interface EventPayload {
+  success: boolean;
+  type: EventType;
+  runId: string;
+  workflowId: string;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown> | null;
+  error: string | null;
+  createdAt: string;
+}
+
+export interface WebhookConfig {
+  url: string;
+  events?: EventType[];
+  metadata?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}

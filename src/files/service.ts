@@ -1,0 +1,127 @@
+import crypto from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { Db, Queryable } from '../db/pool.js';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { FileOutput } from '../engines/types.js';
+import type { BlobStore } from './blobStore.js';
+import { signPath, verifySignedPath } from './signing.js';
+
+export interface FileRecord {
+  id: string;
+  accountId: string;
+  sha256: string;
+  contentType: string;
+  bytes: number;
+  filename: string | null;
+  width: number | null;
+  height: number | null;
+  durationSeconds: number | null;
+  runId: string | null;
+  createdAt: Date;
+  expiresAt: Date | null;
+}
+
+/** What run outputs show of a file (api-decisions.md: `files[]`). */
+export interface FileView {
+  id: string;
+  url: string;
+  contentType: string;
+  bytes: number;
+  filename?: string;
+  width?: number;
+  height?: number;
+  durationSeconds?: number;
+}
+
+function toRecord(r: any): FileRecord {
+  return {
+    id: r.id, accountId: r.account_id, sha256: r.sha256, contentType: r.content_type, bytes: Number(r.bytes), filename: r.filename,
+    width: r.width, height: r.height, durationSeconds: r.duration_seconds, runId: r.run_id, createdAt: r.created_at, expiresAt: r.expires_at,
+  };
+}
+
+/** Artifacts: bytes in the blob store, metadata rows in PostgreSQL, signed URLs for sharing. */
+export class FileService {
+  private signingKey: Buffer | undefined;
+
+  constructor(
+    private readonly db: Db,
+    readonly blobs: BlobStore,
+    private readonly opts: { publicUrl: () => string; retentionSeconds: number; urlTtlSeconds: number },
+  ) {}
+
+  /** The URL-signing key, shared by every process through the database (created once). */
+  async key(): Promise<Buffer> {
+    if (this.signingKey) return this.signingKey;
+    await this.db.query(`INSERT INTO server_secrets (name, value) VALUES ('file_url_key', $1) ON CONFLICT DO NOTHING`, [crypto.randomBytes(32)]);
+    this.signingKey = (await this.db.query(`SELECT value FROM server_secrets WHERE name = 'file_url_key'`)).rows[0].value as Buffer;
+    return this.signingKey;
+  }
+
+  /** Stores an engine's file output for an account. The blob is written first; the row may be in the caller's transaction. */
+  async save(tx: Queryable, accountId: string, out: FileOutput, runId: string | null): Promise<FileRecord> {
+    const sha = await this.blobs.put(out.data);
+    const r = await tx.query(
+      `INSERT INTO files (id, account_id, sha256, content_type, bytes, filename, width, height, duration_seconds, run_id, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $11::int > 0 THEN now() + make_interval(secs => $11) END) RETURNING *`,
+      [newId('file'), accountId, sha, out.contentType, out.data.length, out.filename ?? null, out.width ?? null, out.height ?? null,
+        out.durationSeconds ?? null, runId, this.opts.retentionSeconds],
+    );
+    // A sweep may have removed an identical, expired blob between put() and the insert: put it back.
+    if (!(await this.blobs.has(sha))) await this.blobs.put(out.data);
+    return toRecord(r.rows[0]);
+  }
+
+  async get(id: string, tx: Queryable = this.db): Promise<FileRecord | undefined> {
+    if (!/^file_[0-9A-Za-z]{1,40}$/.test(id)) return undefined;
+    const r = await tx.query(`SELECT * FROM files WHERE id = $1 AND (expires_at IS NULL OR expires_at > now())`, [id]);
+    return r.rows[0] ? toRecord(r.rows[0]) : undefined;
+  }
+
+  /** A file visible to this account, or 404 (also for another account's file). */
+  async getOwned(id: string, accountId: string): Promise<FileRecord> {
+    const f = await this.get(id);
+    if (!f || f.accountId !== accountId) throw new AppError('NOT_FOUND', 'file not found');
+    return f;
+  }
+
+  async signedUrl(file: FileRecord): Promise<string> {
+    const pathname = `/v1/files/${file.id}`;
+    let exp = Math.floor(Date.now() / 1000) + this.opts.urlTtlSeconds;
+    if (file.expiresAt) exp = Math.min(exp, Math.floor(file.expiresAt.getTime() / 1000));
+    return `${this.opts.publicUrl()}${pathname}?exp=${exp}&sig=${signPath(await this.key(), pathname, exp)}`;
+  }
+
+  async view(file: FileRecord): Promise<FileView> {
+    return {
+      id: file.id, url: await this.signedUrl(file), contentType: file.contentType, bytes: file.bytes,
+      ...(file.filename ? { filename: file.filename } : {}),
+      ...(file.width !== null ? { width: file.width } : {}),
+      ...(file.height !== null ? { height: file.height } : {}),
+      ...(file.durationSeconds !== null ? { durationSeconds: file.durationSeconds } : {}),
+    };
+  }
+
+  async verify(id: string, exp: string | undefined, sig: string | undefined): Promise<boolean> {
+    return verifySignedPath(await this.key(), `/v1/files/${id}`, exp, sig, Math.floor(Date.now() / 1000));
+  }
+
+  open(file: FileRecord, range?: { start: number; end: number }): Readable {
+    return this.blobs.read(file.sha256, range);
+  }
+
+  /** Deletes expired rows, then blobs no row refers to any more. Returns counts. */
+  async sweep(): Promise<{ files: number; blobs: number }> {
+    const gone = (await this.db.query(`DELETE FROM files WHERE expires_at IS NOT NULL AND expires_at <= now() RETURNING sha256`)).rows.map((r) => r.sha256 as string);
+    let blobs = 0;
+    for (const sha of new Set(gone)) {
+      const still = (await this.db.query(`SELECT 1 FROM files WHERE sha256 = $1 LIMIT 1`, [sha])).rowCount;
+      if (!still) {
+        await this.blobs.remove(sha);
+        blobs++;
+      }
+    }
+    return { files: gone.length, blobs };
+  }
+}

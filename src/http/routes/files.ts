@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Services } from '../../services.js';
+import { AppError } from '../../errors.js';
+
+/** Parses a single `bytes=a-b` range against a size; undefined for no/unsupported range, null if unsatisfiable. */
+export function parseRange(header: string | undefined, size: number): { start: number; end: number } | undefined | null {
+  if (!header) return undefined;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return undefined;
+  let start: number;
+  let end: number;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0) return null;
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  }
+  if (start > end || start >= size) return null;
+  return { start, end };
+}
+
+/**
+ * Artifact downloads: to the owner's API key, or to anyone with a valid signed URL. Supports single byte
+ * ranges so audio and video seek in players.
+ */
+export async function fileRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  app.get('/v1/files/:fileId', {
+    config: { auth: 'optional' },
+    schema: {
+      tags: ['files'], summary: 'Download an artifact',
+      description: 'Authenticated with the owner\'s API key, or with the exp and sig of a signed URL from a run output.',
+      params: Type.Object({ fileId: Type.String({ maxLength: 100 }) }),
+      querystring: Type.Object({ exp: Type.Optional(Type.String({ maxLength: 20 })), sig: Type.Optional(Type.String({ maxLength: 100 })) }),
+    },
+  }, async (req, reply) => {
+    const { fileId } = req.params as { fileId: string };
+    const { exp, sig } = req.query as { exp?: string; sig?: string };
+    let file;
+    if (req.principal) file = await services.files.getOwned(fileId, req.principal.accountId);
+    else if (exp !== undefined || sig !== undefined) {
+      if (!(await services.files.verify(fileId, exp, sig))) throw new AppError('UNAUTHORIZED', 'The file link is invalid or has expired');
+      file = await services.files.get(fileId);
+      if (!file) throw new AppError('NOT_FOUND', 'file not found');
+    } else throw new AppError('UNAUTHORIZED', 'Missing API key: send Authorization: Bearer gx_… or use a signed file URL');
+
+    reply.header('Accept-Ranges', 'bytes');
+    reply.header('Cache-Control', 'private, max-age=3600');
+    reply.header('ETag', `"${file.sha256}"`);
+    reply.type(file.contentType);
+    if (file.filename) reply.header('Content-Disposition', `inline; filename="${file.filename.replace(/["\\\r\n]/g, '_')}"`);
+    const range = parseRange(req.headers.range, file.bytes);
+    if (range === null) {
+      reply.header('Content-Range', `bytes */${file.bytes}`);
+      throw new AppError('RANGE_NOT_SATISFIABLE', 'Range not satisfiable', { headers: { 'Content-Range': `bytes */${file.bytes}` } });
+    }
+    if (range) {
+      reply.code(206);
+      reply.header('Content-Range', `bytes ${range.start}-${range.end}/${file.bytes}`);
+      reply.header('Content-Length', String(range.end - range.start + 1));
+      return reply.send(services.files.open(file, range));
+    }
+    reply.header('Content-Length', String(file.bytes));
+    return reply.send(services.files.open(file));
+  });
+}

@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Services } from '../../services.js';
+import { AppError } from '../../errors.js';
+import { ledgerPage } from '../../billing/ledger.js';
+import { principalOf } from '../plugins/auth.js';
+import { withErrors } from '../schemas/common.js';
+
+/** The account's ledger, newest first: every grant, reservation, capture and release. */
+export async function ledgerRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  app.get('/v1/credits/ledger', {
+    schema: {
+      tags: ['credits'], summary: 'List ledger entries, newest first',
+      querystring: Type.Object({ cursor: Type.Optional(Type.String({ maxLength: 30 })), limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }) }),
+      response: withErrors({ 200: Type.Object({
+        items: Type.Array(Type.Object({
+          id: Type.String(), kind: Type.String(),
+          microcredits: Type.Integer({ description: 'Change of the balance (grants +, captures −)' }),
+          reservedMicrocredits: Type.Integer({ description: 'Change of the amount on hold (reserve +, capture/release −)' }),
+          runId: Type.Union([Type.String(), Type.Null()]), note: Type.Union([Type.String(), Type.Null()]), createdAt: Type.String(),
+        })),
+        nextCursor: Type.Union([Type.String(), Type.Null()]),
+      }) }),
+    },
+  }, async (req) => {
+    const { cursor, limit } = req.query as { cursor?: string; limit: number };
+    if (cursor !== undefined && !/^\d{1,18}$/.test(cursor)) throw new AppError('VALIDATION_ERROR', 'cursor is not one this API returned', { details: [{ path: 'query.cursor', message: 'is invalid' }] });
+    const rows = await ledgerPage(services.db, principalOf(req).accountId, cursor === undefined ? null : BigInt(cursor), limit + 1);
+    const page = rows.slice(0, limit);
+    return {
+      items: page.map((r) => ({
+        id: r.id, kind: r.kind, microcredits: Number(r.postedDelta), reservedMicrocredits: Number(r.reservedDelta),
+        runId: r.runId, note: r.note, createdAt: r.createdAt.toISOString(),
+      })),
+      nextCursor: rows.length > limit ? page.at(-1)!.id : null,
+    };
+  });
+}

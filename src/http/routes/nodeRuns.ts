@@ -1,0 +1,83 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Services } from '../../services.js';
+import { parseCancelAfter, parsePreferWait } from '../../runs/cancelAfter.js';
+import { nodeRunView } from '../../runs/view.js';
+import { principalOf } from '../plugins/auth.js';
+import { withErrors } from '../schemas/common.js';
+import { NodeRunSchema, RunCreatedSchema, WebhookConfigSchema } from '../schemas/runs.js';
+
+const RunIdParams = Type.Object({ runId: Type.String({ maxLength: 100 }) });
+const header = (req: FastifyRequest, name: string): string | undefined => {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/** Standalone model runs (spec 4.6 + api-decisions "Runs"). */
+export async function nodeRunRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  const tags = ['nodes'];
+  const runs = services.nodeRuns;
+
+  app.post('/v1/nodes/:nodeType/run', {
+    schema: {
+      tags, summary: 'Start a standalone model run',
+      description: 'Validates the input against the model schema, prices it, reserves the cost and queues the run. Headers: Idempotency-Key (same key and body within 24 h return the first run), Cancel-After (seconds or 90s/5m/1h), Prefer: wait=N (1..60: answer when the run ends or after N s, with the run record).',
+      params: Type.Object({ nodeType: Type.String({ maxLength: 100 }) }),
+      body: Type.Object({
+        subModelId: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
+        input: Type.Optional(Type.Object({}, { additionalProperties: true })),
+        webhook: Type.Optional(Type.Union([Type.Ref(WebhookConfigSchema), Type.Null()])),
+      }, { additionalProperties: false }),
+      headers: Type.Object({
+        'idempotency-key': Type.Optional(Type.String()),
+        'cancel-after': Type.Optional(Type.String()),
+        prefer: Type.Optional(Type.String()),
+      }),
+      response: withErrors({ 200: Type.Ref(NodeRunSchema), 202: Type.Union([Type.Ref(RunCreatedSchema), Type.Ref(NodeRunSchema)]) }, [403, 404, 409, 410, 413, 503]),
+    },
+  }, async (req, reply) => {
+    const principal = principalOf(req);
+    const body = req.body as { subModelId?: string | null; input?: object; webhook?: unknown };
+    const wait = parsePreferWait(header(req, 'prefer'));
+    const { run, replayed } = await runs.create({
+      accountId: principal.accountId,
+      nodeType: (req.params as { nodeType: string }).nodeType,
+      subModelId: body.subModelId,
+      input: body.input ?? {},
+      webhook: body.webhook,
+      idempotencyKey: header(req, 'idempotency-key'),
+      cancelAfterSeconds: parseCancelAfter(header(req, 'cancel-after')),
+    });
+    if (replayed) reply.header('Idempotent-Replayed', 'true');
+    reply.header('Location', `/v1/nodes/runs/${run.id}`);
+    if (wait !== undefined) {
+      await runs.waitForEnd(run.id, wait);
+      const view = await nodeRunView(services.files, await runs.get(principal.accountId, run.id));
+      const ended = view.status === 'COMPLETED' || view.status === 'FAILED' || view.status === 'CANCELED';
+      reply.header('Preference-Applied', `wait=${wait}`);
+      return reply.code(ended ? 200 : 202).send({ runId: view.id, ...view });
+    }
+    return reply.code(202).send({ runId: run.id, status: run.status, estimatedCredits: Number(run.estimated_microcredits) });
+  });
+
+  app.get('/v1/nodes/runs/:runId', {
+    schema: { tags, summary: 'Get standalone model run status and output', params: RunIdParams, response: withErrors({ 200: Type.Ref(NodeRunSchema) }, [404]) },
+  }, async (req) => nodeRunView(services.files, await runs.get(principalOf(req).accountId, (req.params as { runId: string }).runId)));
+
+  app.post('/v1/nodes/runs/:runId/cancel', {
+    schema: { tags, summary: 'Cancel a standalone model run', params: RunIdParams, response: withErrors({ 200: Type.Ref(NodeRunSchema) }, [404]) },
+  }, async (req) => nodeRunView(services.files, await runs.cancel(principalOf(req).accountId, (req.params as { runId: string }).runId)));
+
+  app.get('/v1/nodes/runs', {
+    schema: {
+      tags, summary: 'List standalone model runs, newest first',
+      querystring: Type.Object({ cursor: Type.Optional(Type.String({ maxLength: 500 })), limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }) }),
+      response: withErrors({ 200: Type.Object({ items: Type.Array(Type.Ref(NodeRunSchema)), nextCursor: Type.Union([Type.String(), Type.Null()]) }) }),
+    },
+  }, async (req) => {
+    const { cursor, limit } = req.query as { cursor?: string; limit: number };
+    const page = await runs.list(principalOf(req).accountId, cursor, limit);
+    return { items: await Promise.all(page.runs.map((r) => nodeRunView(services.files, r))), nextCursor: page.nextCursor };
+  });
+}
+

@@ -1,0 +1,66 @@
+import PgBoss from 'pg-boss';
+import type { Queryable } from '../db/pool.js';
+import { CHANNELS, notify, type Notifier } from '../db/notifier.js';
+
+export const RUN_QUEUE = 'run';
+
+export interface RunJob {
+  runId: string;
+}
+
+/**
+ * The job queue: pg-boss on the same PostgreSQL. Jobs are enqueued inside the caller's transaction (so a
+ * run and its job commit together), and a NOTIFY in that transaction wakes idle workers at commit instead
+ * of waiting for pg-boss's polling interval.
+ */
+export class JobQueue {
+  readonly boss: PgBoss;
+  private readonly workerIds: string[] = [];
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(databaseUrl: string, private readonly notifier: Notifier, opts: { supervise: boolean }) {
+    this.boss = new PgBoss({
+      connectionString: databaseUrl,
+      application_name: `atelier:${process.pid}:queue`,
+      max: 4,
+      supervise: opts.supervise,
+      schedule: false,
+      // Runs are recovered by their own lease (runs/sweeper.ts); pg-boss does not retry them itself.
+      retryLimit: 0,
+    });
+    this.boss.on('error', () => {});
+  }
+
+  async start(): Promise<void> {
+    await this.boss.start();
+    await this.boss.createQueue(RUN_QUEUE).catch(() => {});
+  }
+
+  async enqueueRun(tx: Queryable, runId: string, expireInSeconds: number): Promise<void> {
+    await this.boss.send(RUN_QUEUE, { runId } satisfies RunJob, {
+      db: { executeSql: (text, values) => tx.query(text, values) },
+      expireInSeconds: Math.max(30, expireInSeconds),
+      retryLimit: 0,
+    });
+    await notify(tx, CHANNELS.jobs);
+  }
+
+  /** Starts `concurrency` consumer loops of the run queue. */
+  async work(concurrency: number, handler: (job: RunJob) => Promise<void>): Promise<void> {
+    for (let i = 0; i < concurrency; i++) {
+      const id = await this.boss.work<RunJob>(RUN_QUEUE, { batchSize: 1, pollingIntervalSeconds: 2 }, async ([job]) => {
+        if (job) await handler(job.data);
+      });
+      this.workerIds.push(id);
+    }
+    const wake = () => {
+      for (const id of this.workerIds) this.boss.notifyWorker(id);
+    };
+    this.unsubscribe = await this.notifier.subscribe(CHANNELS.jobs, wake);
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    await this.boss.stop({ graceful: true, wait: true, timeout: 15_000 }).catch(() => {});
+  }
+}

@@ -1,0 +1,44 @@
+export const INSERT_RUN = `INSERT INTO runs
+  (id, account_id, kind, node_type, sub_model_id, workflow_id, status, input, estimated_microcredits, reserved_microcredits, webhook, cancel_after, timeout_seconds)
+  VALUES ($1, $2, $3, $4, $5, $6, 'QUEUED', $7, $8, $8, $9, CASE WHEN $10::int IS NULL THEN NULL ELSE now() + make_interval(secs => $10) END, $11)
+  RETURNING *`;
+
+export const RUN_BY_ID = `SELECT * FROM runs WHERE id = $1`;
+
+export const CLAIM_IDEMPOTENCY = `INSERT INTO idempotency_keys (account_id, key, scope, request_hash, run_id) VALUES ($1, $2, $3, $4, $5)
+  ON CONFLICT (account_id, key) DO NOTHING RETURNING run_id`;
+export const EXISTING_IDEMPOTENCY = `SELECT scope, request_hash, run_id, created_at > now() - interval '24 hours' AS fresh FROM idempotency_keys WHERE account_id = $1 AND key = $2`;
+export const DROP_STALE_IDEMPOTENCY = `DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND created_at <= now() - interval '24 hours'`;
+
+/**
+ * Takes a run for execution: a queued one, or a running one whose worker's lease lapsed (the worker died).
+ * Returns the status it had before, so run.started is emitted only once.
+ */
+export const CLAIM_RUN = `
+WITH prev AS (SELECT id, status FROM runs WHERE id = $1 FOR UPDATE)
+UPDATE runs r SET status = 'RUNNING', started_at = COALESCE(r.started_at, now()), attempts = r.attempts + 1,
+       lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3)
+  FROM prev
+ WHERE r.id = prev.id AND (prev.status = 'QUEUED' OR (prev.status = 'RUNNING' AND r.lease_expires_at < now()))
+RETURNING r.*, prev.status AS previous_status`;
+
+export const HEARTBEAT = `UPDATE runs SET lease_expires_at = now() + make_interval(secs => $3)
+  WHERE id = $1 AND status = 'RUNNING' AND lease_owner = $2 RETURNING id`;
+
+export const PROGRESS = `UPDATE runs SET progress = $3, progress_message = $4 WHERE id = $1 AND status = 'RUNNING' AND lease_owner = $2`;
+
+/** Ends a run exactly once: only the lease holder, only from RUNNING (or QUEUED for cancels). */
+export const FINISH_RUN = `UPDATE runs SET status = $2, output = $3, error = $4, finished_at = now(), lease_owner = NULL,
+       progress = CASE WHEN $2 = 'COMPLETED' THEN 1 ELSE progress END,
+       charged_microcredits = CASE WHEN $2 = 'COMPLETED' THEN reserved_microcredits ELSE 0 END,
+       reserved_microcredits = 0
+ WHERE id = $1 AND status = ANY($5::text[]) AND ($6::text IS NULL OR lease_owner = $6)
+ RETURNING *`;
+
+export const LIST_RUNS = `SELECT * FROM runs WHERE account_id = $1 AND kind = $2
+   AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
+ ORDER BY created_at DESC, id DESC LIMIT $5`;
+
+export const EXPIRED_LEASES = `SELECT id FROM runs WHERE status = 'RUNNING' AND lease_expires_at < now() ORDER BY lease_expires_at LIMIT 100`;
+export const PAST_DEADLINE = `SELECT id FROM runs WHERE status IN ('QUEUED', 'RUNNING') AND cancel_after < now() LIMIT 100`;
+export const DROP_OLD_IDEMPOTENCY = `DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'`;

@@ -1,0 +1,172 @@
+import crypto from 'node:crypto';
+import type { Db } from '../db/pool.js';
+import { CHANNELS, notify, type Notifier } from '../db/notifier.js';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
+import { reserve } from '../billing/ledger.js';
+import type { Catalog } from '../catalog/catalog.js';
+import { priceMicrocredits } from '../pricing/price.js';
+import { parseWebhookConfig } from '../events/webhookConfig.js';
+import { NODE_RUN_EVENTS } from '../events/types.js';
+import type { JobQueue } from '../queue/queue.js';
+import { finishNodeRun } from './settle.js';
+import * as q from './queries.js';
+
+export interface CreateNodeRun {
+  accountId: string;
+  nodeType: string;
+  subModelId?: string | null;
+  input: unknown;
+  webhook?: unknown;
+  idempotencyKey?: string;
+  cancelAfterSeconds?: number;
+}
+
+export interface CreatedRun {
+  run: any;
+  /** True when an earlier request with the same Idempotency-Key created it. */
+  replayed: boolean;
+}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** Standalone model runs: creation (price → reserve → insert → enqueue in one transaction), reads, cancel. */
+export class NodeRunService {
+  constructor(
+    private readonly db: Db,
+    private readonly catalog: Catalog,
+    private readonly queue: JobQueue,
+    private readonly notifier: Notifier,
+    /** Checks a webhook URL's host resolves to a public address (DNS), unless the operator allows private ones. */
+    private readonly checkWebhookUrl: (url: string) => Promise<void>,
+  ) {}
+
+  async create(c: CreateNodeRun): Promise<CreatedRun> {
+    const resolved = this.catalog.resolveNode(c.nodeType, c.subModelId, { requireSubModel: true });
+    const { model, mode } = resolved;
+    if (model.deprecated) {
+      throw new AppError('MODEL_DEPRECATED', `${model.nodeType} was retired on ${model.deprecated.at.slice(0, 10)}; use ${model.deprecated.replacement} instead`, {
+        extra: { replacement: model.deprecated.replacement },
+      });
+    }
+    const input = this.catalog.validateInput(mode, c.input ?? {}, { path: 'body.input' });
+    const webhook = parseWebhookConfig(c.webhook, NODE_RUN_EVENTS);
+    if (c.idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(c.idempotencyKey)) {
+      throw new AppError('VALIDATION_ERROR', 'Idempotency-Key must be 1 to 255 visible ASCII characters', { details: [{ path: 'headers.idempotency-key', message: 'is invalid' }] });
+    }
+    const availability = this.catalog.availability(model, mode);
+    if (!availability.available) {
+      throw new AppError('MODEL_UNAVAILABLE', `${model.nodeType} cannot run on this server: ${availability.reason ?? 'unavailable'}. Nothing was charged.`);
+    }
+    if (webhook) await this.checkWebhookUrl(webhook.url);
+    const cost = BigInt(priceMicrocredits(mode.pricing, input));
+    const requestHash = crypto.createHash('sha256').update(canonical({ nodeType: model.nodeType, subModelId: resolved.subModelId, input: c.input ?? {}, webhook: c.webhook ?? null })).digest('hex');
+    const timeout = mode.timeoutSeconds ?? 600;
+
+    return this.db.tx(async (tx) => {
+      const runId = newId('run');
+      if (c.idempotencyKey !== undefined) {
+        const existing = await this.claimIdempotencyKey(tx, c.accountId, c.idempotencyKey, 'node-run', requestHash, runId);
+        if (existing) return { run: (await tx.query(q.RUN_BY_ID, [existing])).rows[0], replayed: true };
+      }
+      const run = (await tx.query(q.INSERT_RUN, [
+        runId, c.accountId, 'node', model.nodeType, resolved.subModelId ?? mode.subModelId, null, input, cost, webhook, c.cancelAfterSeconds ?? null, timeout,
+      ])).rows[0];
+      await reserve(tx, c.accountId, cost, runId);
+      await this.queue.enqueueRun(tx, runId, timeout + 60);
+      return { run, replayed: false };
+    });
+  }
+
+  /** Records the key for this run, or returns the run an earlier identical request created (409 if the body differs). */
+  private async claimIdempotencyKey(tx: Parameters<Parameters<Db['tx']>[0]>[0], accountId: string, key: string, scope: string, hash: string, runId: string): Promise<string | undefined> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      // A concurrent request with the same key blocks here until the first commits, then sees its row.
+      const claimed = await tx.query(q.CLAIM_IDEMPOTENCY, [accountId, key, scope, hash, runId]);
+      if (claimed.rowCount) return undefined;
+      const prior = (await tx.query(q.EXISTING_IDEMPOTENCY, [accountId, key])).rows[0];
+      if (!prior) continue;
+      if (!prior.fresh) {
+        await tx.query(q.DROP_STALE_IDEMPOTENCY, [accountId, key]);
+        continue;
+      }
+      if (prior.scope !== scope || prior.request_hash !== hash) {
+        throw new AppError('CONFLICT', 'This Idempotency-Key was already used with a different request; use a new key');
+      }
+      return prior.run_id as string;
+    }
+    throw new AppError('CONFLICT', 'Idempotency-Key is in use by a concurrent request; retry');
+  }
+
+  /** A run of this account, or 404 (also for another account's run). */
+  async get(accountId: string, runId: string, kind: 'node' | 'workflow' = 'node'): Promise<any> {
+    if (!/^run_[0-9A-Za-z]{1,40}$/.test(runId)) throw new AppError('NOT_FOUND', 'run not found');
+    const run = (await this.db.query(q.RUN_BY_ID, [runId])).rows[0];
+    if (!run || run.account_id !== accountId || run.kind !== kind) throw new AppError('NOT_FOUND', 'run not found');
+    return run;
+  }
+
+  async list(accountId: string, cursor: string | undefined, limit: number): Promise<{ runs: any[]; nextCursor: string | null }> {
+    let after: [Date, string] | [null, null] = [null, null];
+    if (cursor !== undefined) {
+      try {
+        const [t, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [string, string];
+        const d = new Date(t);
+        if (Number.isNaN(d.getTime()) || typeof id !== 'string') throw new Error();
+        after = [d, id];
+      } catch {
+        throw new AppError('VALIDATION_ERROR', 'cursor is not one this API returned', { details: [{ path: 'query.cursor', message: 'is invalid' }] });
+      }
+    }
+    const rows = (await this.db.query(q.LIST_RUNS, [accountId, 'node', after[0], after[1], limit + 1])).rows;
+    const runs = rows.slice(0, limit);
+    const last = runs.at(-1);
+    const nextCursor = rows.length > limit && last ? Buffer.from(JSON.stringify([last.created_at.toISOString(), last.id])).toString('base64url') : null;
+    return { runs, nextCursor };
+  }
+
+  /**
+   * Cancels a queued or running run at once and refunds its hold. A running engine is told to stop through
+   * a NOTIFY to whichever worker holds it; that worker's own settle then finds the run already ended.
+   */
+  async cancel(accountId: string, runId: string, reason = 'canceled by request'): Promise<any> {
+    await this.get(accountId, runId);
+    await this.cancelById(runId, reason);
+    return this.get(accountId, runId);
+  }
+
+  async cancelById(runId: string, reason: string): Promise<boolean> {
+    return this.db.tx(async (tx) => {
+      const done = await finishNodeRun(tx, { runId, status: 'CANCELED', error: reason, leaseOwner: null, from: ['QUEUED', 'RUNNING'] });
+      if (done) await notify(tx, CHANNELS.cancel, runId);
+      return done !== undefined;
+    });
+  }
+
+  /** Resolves when the run has ended or `seconds` have passed (Prefer: wait). */
+  async waitForEnd(runId: string, seconds: number): Promise<void> {
+    const ended = async () => ['COMPLETED', 'FAILED', 'CANCELED'].includes((await this.db.query(`SELECT status FROM runs WHERE id = $1`, [runId])).rows[0]?.status);
+    let finish: () => void = () => {};
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    const off = await this.notifier.subscribe(CHANNELS.runEnded, (id) => {
+      if (id === runId) finish();
+    });
+    const timer = setTimeout(finish, seconds * 1000);
+    // A backstop poll covers a dropped LISTEN connection.
+    const poll = setInterval(() => void ended().then((e) => e && finish(), () => {}), 1000);
+    try {
+      if (await ended()) return;
+      await done;
+    } finally {
+      off();
+      clearTimeout(timer);
+      clearInterval(poll);
+    }
+  }
+}

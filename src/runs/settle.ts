@@ -1,0 +1,47 @@
+import type { Queryable } from '../db/pool.js';
+import { CHANNELS, notify } from '../db/notifier.js';
+import { capture, release } from '../billing/ledger.js';
+import { recordEvent } from '../events/outbox.js';
+import * as q from './queries.js';
+
+export type FinalStatus = 'COMPLETED' | 'FAILED' | 'CANCELED';
+
+export interface FinishInput {
+  runId: string;
+  status: FinalStatus;
+  output?: unknown;
+  error?: string | null;
+  /** Only this worker may finish it (null: anyone, e.g. a cancel). */
+  leaseOwner: string | null;
+  /** States it may be finished from. */
+  from: Array<'QUEUED' | 'RUNNING'>;
+  /** The outputs as the run.completed event shows them (file URLs signed). */
+  eventOutputs?: unknown;
+}
+
+/**
+ * Ends a standalone run exactly once, in the caller's transaction: the guarded UPDATE either moves the run
+ * or nothing happens; only when it moved is the hold captured (success) or released (failure, cancel), the
+ * event written and the run's end announced. Returns the finished row, or undefined if it was not ours to finish.
+ */
+export async function finishNodeRun(tx: Queryable, f: FinishInput): Promise<any | undefined> {
+  // Lock the row first so the hold we read is the one we settle.
+  const before = (await tx.query(`SELECT reserved_microcredits FROM runs WHERE id = $1 FOR UPDATE`, [f.runId])).rows[0];
+  if (!before) return undefined;
+  const r = await tx.query(q.FINISH_RUN, [f.runId, f.status, f.output === undefined ? null : JSON.stringify(f.output), f.error ?? null, f.from, f.leaseOwner]);
+  const run = r.rows[0];
+  if (!run) return undefined;
+  const held: bigint = before.reserved_microcredits;
+  if (f.status === 'COMPLETED') await capture(tx, run.account_id, held, run.id);
+  else await release(tx, run.account_id, held, run.id, f.status === 'CANCELED' ? 'canceled' : 'failed');
+  const type = f.status === 'COMPLETED' ? 'run.completed' : f.status === 'FAILED' ? 'run.failed' : 'run.canceled';
+  const data: Record<string, unknown> =
+    f.status === 'COMPLETED'
+      ? { status: 'COMPLETED', completedNodes: 1, failedNodes: 0, outputs: f.eventOutputs ?? null, actualCredits: Number(held) }
+      : f.status === 'FAILED'
+        ? { status: 'FAILED', completedNodes: 0, failedNodes: 1, failedNodeIds: [run.node_type] }
+        : { status: 'CANCELED', completedNodes: 0, failedNodes: 0 };
+  await recordEvent(tx, { accountId: run.account_id, runId: run.id, workflowId: run.node_type, type, data, error: f.error ?? null, webhook: run.webhook });
+  await notify(tx, CHANNELS.runEnded, run.id);
+  return run;
+}

@@ -1,0 +1,64 @@
+import type { Queryable } from '../db/pool.js';
+import type { FileService, FileView } from '../files/service.js';
+
+/**
+ * Stored outputs keep files as `{ file: id }` references; reading a run turns them into signed URLs
+ * (which expire, so they are never stored) and lists each file's details under `files`.
+ */
+export type StoredOutput = Record<string, unknown>;
+
+function isFileRef(v: unknown): v is { file: string } {
+  return typeof v === 'object' && v !== null && typeof (v as { file?: unknown }).file === 'string' && Object.keys(v).length === 1;
+}
+
+export async function renderOutput(files: FileService, stored: StoredOutput | null, tx?: Queryable): Promise<{ output: Record<string, unknown> | null; files: FileView[] }> {
+  if (!stored) return { output: null, files: [] };
+  const views: FileView[] = [];
+  const render = async (v: unknown): Promise<unknown> => {
+    if (isFileRef(v)) {
+      const rec = await files.get(v.file, tx);
+      if (!rec) return null; // expired by retention
+      const view = await files.view(rec);
+      views.push(view);
+      return view.url;
+    }
+    if (Array.isArray(v)) return Promise.all(v.map(render));
+    return v;
+  };
+  const output: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(stored)) output[k] = await render(v);
+  return { output, files: views };
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** The standalone run record (api-decisions.md, "Runs"). */
+export async function nodeRunView(files: FileService, run: any) {
+  const { output, files: fileViews } = await renderOutput(files, run.output);
+  return {
+    id: run.id as string,
+    nodeType: run.node_type as string,
+    subModelId: run.sub_model_id as string | null,
+    status: run.status as string,
+    input: run.input as Record<string, unknown>,
+    output,
+    files: fileViews,
+    error: run.error as string | null,
+    userMessage: userMessage(run),
+    creditUsed: Number(run.charged_microcredits),
+    estimatedCredits: Number(run.estimated_microcredits),
+    progress: run.status === 'RUNNING' ? (run.progress ?? 0) : run.status === 'COMPLETED' ? 1 : run.progress,
+    progressMessage: run.progress_message as string | null,
+    createdAt: iso(run.created_at)!,
+    startedAt: iso(run.started_at),
+    finishedAt: iso(run.finished_at),
+  };
+}
+
+function userMessage(run: any): string | null {
+  switch (run.status) {
+    case 'FAILED': return `The run failed and its ${Number(run.estimated_microcredits)} reserved microcredits were refunded: ${run.error ?? 'unknown error'}`;
+    case 'CANCELED': return `The run was canceled${run.error ? ` (${run.error})` : ''}; nothing was charged.`;
+    default: return null;
+  }
+}
