@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { startServer, type Role, type RunningServer } from '../../src/server.js';
 import type { Services } from '../../src/services.js';
 import { freshDatabase } from './db.js';
 
@@ -28,14 +28,14 @@ export interface TestResponse {
 let counter = 0;
 
 /** Starts a whole Atelier process (role all) in-process on a fresh database and a free port. */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const database = await freshDatabase();
+export async function startTestServer(env: Record<string, string> = {}, opts: { role?: Role; databaseUrl?: string } = {}): Promise<TestServer> {
+  const database = opts.databaseUrl ? { url: opts.databaseUrl, drop: async () => {} } : await freshDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-test-data-'));
   const config: Config = {
-    ...loadConfig({ ...env, DATA_DIR: dataDir, DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent' }),
+    ...loadConfig({ ATELIER_RUN_LEASE_SECONDS: '3', ATELIER_SWEEP_INTERVAL_MS: '200', ...env, DATA_DIR: dataDir, DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent' }),
   };
-  const server: RunningServer = await startServer(config, 'all', { quiet: true });
-  const url = server.url!;
+  const server: RunningServer = await startServer(config, opts.role ?? 'all', { quiet: true });
+  const url = server.url ?? '';
 
   const request: TestServer['request'] = async (method, p, opts = {}) => {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
