@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseSchedule } from './events/retrySchedule.js';
 
 /** Every setting the service reads from its environment, parsed once and typed. */
 export interface Config {
@@ -24,6 +25,10 @@ export interface Config {
   fileUrlTtlSeconds: number;
   /** Folder of operator-provided model files (GGUF for llama_cpp). */
   modelsDir: string;
+  /** Seconds between webhook attempts (ATELIER_WEBHOOK_RETRY_SCHEDULE, comma-separated). */
+  webhookRetrySchedule: number[];
+  webhookTimeoutMs: number;
+  deliveryConcurrency: number;
 }
 
 export class ConfigError extends Error {}
@@ -56,6 +61,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sweepIntervalMs: intFrom(env, 'ATELIER_SWEEP_INTERVAL_MS', 1000, 50, 600_000),
     fileRetentionSeconds: intFrom(env, 'ATELIER_FILE_RETENTION_DAYS', 7, 0, 3650) * 86_400,
     fileUrlTtlSeconds: intFrom(env, 'ATELIER_FILE_URL_TTL_SECONDS', 86_400, 60, 30 * 86_400),
+    webhookRetrySchedule: (() => {
+      try {
+        return parseSchedule(env.ATELIER_WEBHOOK_RETRY_SCHEDULE);
+      } catch (err) {
+        throw new ConfigError((err as Error).message);
+      }
+    })(),
+    webhookTimeoutMs: intFrom(env, 'ATELIER_WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
+    deliveryConcurrency: intFrom(env, 'ATELIER_DELIVERY_CONCURRENCY', 16, 1, 256),
     modelsDir: path.resolve(env.MODELS_DIR || path.join(env.DATA_DIR || './data', 'models')),
   };
 }

@@ -11,6 +11,7 @@ import { RunSweeper } from './runs/sweeper.js';
 import { ownFileResolver } from './files/ownFiles.js';
 import { basicMediaFetcher } from './engines/mediaFetcher.js';
 import { closeThreadPools } from './engines/local/threads.js';
+import { Deliverer, plainPost } from './events/deliverer.js';
 
 export const ROLES = ['all', 'api', 'worker', 'deliverer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -63,6 +64,18 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
     const scheduler = new SubscriptionScheduler(services.subscriptions, log);
     scheduler.start();
     parts.push(scheduler);
+  }
+
+  if (role === 'all' || role === 'deliverer') {
+    const deliverer = new Deliverer(database.db, services.notifier, services.webhookSecrets, log, {
+      schedule: config.webhookRetrySchedule,
+      concurrency: config.deliveryConcurrency,
+      timeoutMs: config.webhookTimeoutMs,
+      claimSeconds: Math.ceil(config.webhookTimeoutMs / 1000) + 15,
+      post: plainPost,
+    });
+    await deliverer.start();
+    parts.push(deliverer);
   }
 
   let app: FastifyInstance | undefined;

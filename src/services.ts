@@ -14,6 +14,8 @@ import { FileService } from './files/service.js';
 import { LocalBlobStore } from './files/blobStore.js';
 import { NodeRunService } from './runs/service.js';
 import path from 'node:path';
+import { WebhookSecretService } from './events/secrets.js';
+import { DeliveryService } from './events/deliveries.js';
 
 /** The service objects a process needs, built once over one database. Routes, CLI and MCP all use these. */
 export interface Services {
@@ -30,6 +32,8 @@ export interface Services {
   queue: JobQueue;
   files: FileService;
   nodeRuns: NodeRunService;
+  webhookSecrets: WebhookSecretService;
+  deliveries: DeliveryService;
   /** Origin written into URLs handed out: PUBLIC_URL, else where this process listens. */
   publicUrl(): string;
   setListenUrl(url: string): void;
@@ -55,6 +59,8 @@ export async function createServices(config: Config, db: Db, opts: { supervise?:
     queue,
     files,
     nodeRuns,
+    webhookSecrets: new WebhookSecretService(db),
+    deliveries: new DeliveryService(db),
     publicUrl,
     setListenUrl: (url) => {
       listenUrl = url;

@@ -9,6 +9,7 @@ import { creditsCommand } from './commands/credits.js';
 import { quickstartCommand } from './commands/quickstart.js';
 import { migrateCommand } from './commands/migrate.js';
 import { subscriptionsCommand } from './commands/subscriptions.js';
+import { webhooksCommand } from './commands/webhooks.js';
 
 const HELP = `atelier — run generative models and workflows behind one API
 
@@ -24,6 +25,7 @@ const HELP = `atelier — run generative models and workflows behind one API
   atelier credits balance --email E
   atelier subscriptions set --email E --plan NAME --monthly-microcredits N
   atelier subscriptions cancel --email E
+  atelier webhooks secret --email E [--rotate]
   atelier migrate
 
 Environment: DATA_DIR (default ./data), DATABASE_URL (external PostgreSQL), HOST, PORT (default 8080), LOG_LEVEL.`;
@@ -35,6 +37,7 @@ const COMMANDS: Record<string, (ctx: CliContext, argv: string[]) => Promise<void
   credits: creditsCommand,
   quickstart: quickstartCommand,
   subscriptions: subscriptionsCommand,
+  webhooks: webhooksCommand,
   migrate: (ctx) => migrateCommand(ctx),
 };
 

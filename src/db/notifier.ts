@@ -87,6 +87,7 @@ export const CHANNELS = {
   runEnded: 'atelier_run_ended',
   cancel: 'atelier_cancel',
   events: 'atelier_events',
+  deliveries: 'atelier_deliveries',
 } as const;
 
 export async function notify(tx: Queryable, channel: string, payload = ''): Promise<void> {

@@ -35,5 +35,13 @@ export async function recordEvent(tx: Queryable, e: RecordEventInput): Promise<E
     [eventId, e.accountId, e.runId, e.type, payload],
   );
   await notify(tx, CHANNELS.events, `${r.rows[0].id}:${e.runId}`);
+  // The webhook delivery is queued in the same transaction: an event exists exactly when its delivery does.
+  if (e.webhook && (!e.webhook.events || e.webhook.events.includes(e.type))) {
+    await tx.query(
+      `INSERT INTO webhook_deliveries (event_id, account_id, run_id, url, headers, status, next_attempt_at) VALUES ($1, $2, $3, $4, $5, 'pending', now())`,
+      [eventId, e.accountId, e.runId, e.webhook.url, e.webhook.headers ?? null],
+    );
+    await notify(tx, CHANNELS.deliveries);
+  }
   return payload;
 }

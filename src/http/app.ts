@@ -19,6 +19,8 @@ import { deprecatedRoutes } from './routes/deprecated.js';
 import { nodeRunRoutes } from './routes/nodeRuns.js';
 import { fileRoutes } from './routes/files.js';
 import { ledgerRoutes } from './routes/ledger.js';
+import { webhookRoutes } from './routes/webhooks.js';
+import { runEventRoutes } from './routes/runEvents.js';
 import { FileViewSchema, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema } from './schemas/runs.js';
 
 export interface AppOptions {
@@ -60,5 +62,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   await app.register(nodeRunRoutes, { services });
   await app.register(fileRoutes, { services });
   await app.register(ledgerRoutes, { services });
+  await app.register(webhookRoutes, { services });
+  await app.register(runEventRoutes, { services });
   return app;
 }

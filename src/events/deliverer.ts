@@ -1,0 +1,150 @@
+import type { Logger } from 'pino';
+import type { Db } from '../db/pool.js';
+import { CHANNELS, type Notifier } from '../db/notifier.js';
+import { newId } from '../ids.js';
+import { deliveryHeaders } from './signing.js';
+import { delayBeforeAttempt } from './retrySchedule.js';
+import type { WebhookSecretService } from './secrets.js';
+
+/** Sends one HTTP POST; resolves with the status code, rejects on network errors and time-outs. */
+export type PostFn = (url: string, headers: Record<string, string>, body: string, timeoutMs: number) => Promise<number>;
+
+export interface DelivererOptions {
+  schedule: number[];
+  concurrency: number;
+  timeoutMs: number;
+  /** How long a claimed attempt is ours before another deliverer may take it (a crashed deliverer). */
+  claimSeconds: number;
+  post: PostFn;
+}
+
+// Due deliveries, oldest first, never overtaking an earlier undelivered event of the same run (causal
+// order per run). SKIP LOCKED plus the claim lease mean two deliverers never send one attempt twice.
+const CLAIM = `
+UPDATE webhook_deliveries d SET claimed_by = $1, claimed_until = now() + make_interval(secs => $3), attempts = d.attempts + 1
+ WHERE d.id IN (
+   SELECT c.id FROM webhook_deliveries c
+    WHERE c.status = 'pending' AND c.next_attempt_at <= now() AND (c.claimed_until IS NULL OR c.claimed_until < now())
+      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.run_id = c.run_id AND e.id < c.id AND e.status = 'pending')
+    ORDER BY c.next_attempt_at, c.id
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED)
+RETURNING d.id, d.event_id, d.account_id, d.url, d.headers, d.attempts,
+          (SELECT payload FROM events WHERE event_id = d.event_id) AS payload`;
+
+const RECORD_ATTEMPT = `INSERT INTO webhook_attempts (delivery_id, attempt, status_code, latency_ms, error) VALUES ($1, $2, $3, $4, $5)`;
+
+const FINISH = `UPDATE webhook_deliveries SET status = $3, next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + make_interval(secs => $4) END,
+    claimed_by = NULL, claimed_until = NULL, last_status_code = $5, last_error = $6,
+    delivered_at = CASE WHEN $3 = 'delivered' THEN now() ELSE delivered_at END
+  WHERE id = $1 AND claimed_by = $2`;
+
+/**
+ * The webhook deliverer role: sends due deliveries signed with the account's secret(s), any 2xx is
+ * delivered, 410 stops, anything else (or a time-out) retries on the schedule. Woken by NOTIFY when an
+ * event is committed, and by a timer for retries that come due.
+ */
+export class Deliverer {
+  readonly id = newId('dlv');
+  private timer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly notifier: Notifier,
+    private readonly secrets: WebhookSecretService,
+    private readonly log: Logger,
+    private readonly opts: DelivererOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    this.unsubscribe = await this.notifier.subscribe(CHANNELS.deliveries, () => this.kick());
+    this.timer = setInterval(() => this.kick(), 500);
+    this.timer.unref();
+    this.kick();
+  }
+
+  kick(): void {
+    if (this.stopped) return;
+    if (this.loop) {
+      this.again = true;
+      return;
+    }
+    this.loop = (async () => {
+      do {
+        this.again = false;
+        try {
+          while (!this.stopped && (await this.pass()) > 0) { /* keep draining */ }
+        } catch (err) {
+          this.log.warn({ err }, 'delivery pass failed; will retry');
+        }
+      } while (this.again && !this.stopped);
+    })().finally(() => {
+      this.loop = undefined;
+    });
+  }
+
+  /** Claims and sends one batch; returns how many were claimed. */
+  async pass(): Promise<number> {
+    const claimed = (await this.db.query(CLAIM, [this.id, this.opts.concurrency, this.opts.claimSeconds])).rows;
+    await Promise.all(claimed.map((d) => this.send(d)));
+    return claimed.length;
+  }
+
+  private async send(d: any): Promise<void> {
+    const body = JSON.stringify(d.payload);
+    const secrets = await this.secrets.signing(this.db, d.account_id);
+    const headers: Record<string, string> = {
+      ...(d.headers ?? {}),
+      'content-type': 'application/json',
+      'user-agent': 'Atelier-Webhooks/1.0',
+      ...deliveryHeaders(secrets, d.event_id, Math.floor(Date.now() / 1000), body),
+    };
+    const started = performance.now();
+    let status: number | undefined;
+    let error: string | undefined;
+    try {
+      status = await this.opts.post(d.url, headers, body, this.opts.timeoutMs);
+    } catch (err) {
+      error = (err as Error).message || String(err);
+    }
+    const latency = Math.round(performance.now() - started);
+    let outcome: 'delivered' | 'pending' | 'failed';
+    let delay = 0;
+    if (status !== undefined && status >= 200 && status < 300) outcome = 'delivered';
+    else if (status === 410) {
+      outcome = 'failed';
+      error = 'the receiver answered 410 Gone; no more attempts';
+    } else {
+      error ??= `the receiver answered ${status}`;
+      const next = delayBeforeAttempt(this.opts.schedule, d.attempts + 1);
+      if (next === undefined) outcome = 'failed';
+      else {
+        outcome = 'pending';
+        delay = next;
+      }
+    }
+    await this.db.tx(async (tx) => {
+      await tx.query(RECORD_ATTEMPT, [d.id, d.attempts, status ?? null, latency, error ?? null]);
+      await tx.query(FINISH, [d.id, this.id, outcome, delay, status ?? null, error ?? null]);
+    });
+    if (outcome === 'pending' && delay < 1) this.again = true;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    clearInterval(this.timer);
+    await this.loop;
+  }
+}
+
+/** Plain fetch with a time-out; the service swaps in the SSRF-guarded fetch. */
+export const plainPost: PostFn = async (url, headers, body, timeoutMs) => {
+  const res = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+  await res.body?.cancel().catch(() => {});
+  return res.status;
+};

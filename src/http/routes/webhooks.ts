@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Services } from '../../services.js';
+import { principalOf } from '../plugins/auth.js';
+import { withErrors } from '../schemas/common.js';
+
+const Secret = Type.Object({ secret: Type.String({ description: 'whsec_ + base64 of 32 random bytes' }) });
+
+/** Webhook signing secret and the delivery log (api-decisions "Webhooks"). */
+export async function webhookRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  const tags = ['webhooks'];
+  app.get('/v1/webhooks/secret', { schema: { tags, summary: 'Get the webhook signing secret', response: withErrors({ 200: Secret }) } },
+    async (req) => ({ secret: await services.webhookSecrets.current(principalOf(req).accountId) }));
+
+  app.post('/v1/webhooks/secret/rotate', {
+    schema: { tags, summary: 'Rotate the webhook signing secret (the old one also signs for 24 h)', response: withErrors({ 200: Secret }) },
+  }, async (req) => ({ secret: await services.webhookSecrets.rotate(principalOf(req).accountId) }));
+
+  app.get('/v1/webhooks/deliveries', {
+    schema: {
+      tags, summary: 'List webhook deliveries and their attempts, newest first',
+      querystring: Type.Object({
+        runId: Type.Optional(Type.String({ maxLength: 100 })), status: Type.Optional(Type.String({ maxLength: 20 })),
+        cursor: Type.Optional(Type.String({ maxLength: 30 })), limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+      }),
+      response: withErrors({ 200: Type.Object({ items: Type.Array(Type.Object({}, { additionalProperties: true })), nextCursor: Type.Union([Type.String(), Type.Null()]) }) }),
+    },
+  }, async (req) => services.deliveries.list(principalOf(req).accountId, req.query as { runId?: string; status?: string; cursor?: string; limit: number }));
+
+  app.post('/v1/webhooks/deliveries/:eventId/replay', {
+    schema: {
+      tags, summary: 'Send an event again now',
+      params: Type.Object({ eventId: Type.String({ maxLength: 100 }) }),
+      response: withErrors({ 202: Type.Object({ deliveryId: Type.String(), eventId: Type.String(), status: Type.String() }) }, [404]),
+    },
+  }, async (req, reply) => reply.code(202).send(await services.deliveries.replay(principalOf(req).accountId, (req.params as { eventId: string }).eventId)));
+}
