@@ -1,0 +1,285 @@
+import type { PoolClient } from 'pg';
+import type { Db } from '../db/pool.js';
+import { AppError, type ErrorDetail } from '../errors.js';
+import { newId } from '../ids.js';
+import type { Catalog } from '../catalog/catalog.js';
+import { isMultiMode } from '../catalog/catalog.js';
+import type { ModeDef, PortType } from '../catalog/types.js';
+import { copyGraph, makeRequestFields, requestNode, responseNode, workflowView } from './record.js';
+import { portsOf, requestFieldsOf } from './ports.js';
+import { validateGraph, type ModeLookup } from './validate.js';
+import { columnOf, firstFreeRow, positionFor } from './layout.js';
+import { MAX_WORKFLOW_NODES, type Graph, type GraphEdge, type GraphNode, type NodeError } from './types.js';
+
+export interface NodeInput {
+  id?: string;
+  type: string;
+  subModelId?: string | null;
+  label?: string | null;
+  position?: { x: number; y: number };
+  data?: Record<string, unknown>;
+}
+
+const WF_ID = /^wf_[0-9A-Za-z]{1,40}$/;
+const SLUG = /^[a-z0-9][a-z0-9-]{0,80}$/;
+
+function graphError(errors: NodeError[]): AppError {
+  const first = errors[0]!;
+  return new AppError('INVALID_GRAPH', `${first.nodeId === '*' ? 'workflow' : `node ${first.nodeId}`}${first.port ? ` port ${first.port}` : ''}: ${first.message}`, {
+    extra: { nodeErrors: errors },
+    details: errors.map((e): ErrorDetail => ({ path: `nodes.${e.nodeId}${e.port ? `.${e.port}` : ''}`, message: e.message })),
+  });
+}
+
+/** Workflow CRUD: every change is read under a row lock, applied, validated and written in one transaction. */
+export class WorkflowService {
+  constructor(private readonly db: Db, private readonly catalog: Catalog) {}
+
+  /** Resolves each model node to its mode; the validator reports unknown ones. */
+  readonly lookup: ModeLookup = (node) => {
+    const model = this.catalog.model(node.type);
+    if (!model) return { error: `unknown model ${node.type}` };
+    if (model.deprecated) return { error: `${node.type} is retired; use ${model.deprecated.replacement}` };
+    const mode = node.subModelId ? model.modes.find((m) => m.subModelId === node.subModelId) : model.modes[0];
+    if (!mode) return { error: `${node.type} has no sub-model ${node.subModelId}` };
+    return { mode };
+  };
+
+  modeOf(node: GraphNode): ModeDef | undefined {
+    const r = this.lookup(node);
+    return 'mode' in r ? r.mode : undefined;
+  }
+
+  /** Structure plus each model node's data against its schema (required inputs may still be missing). */
+  check(graph: Graph, runnable = false): void {
+    const errors = validateGraph(graph, this.lookup, { runnable });
+    for (const node of graph.nodes) {
+      const mode = this.modeOf(node);
+      if (!mode) continue;
+      try {
+        this.catalog.validateInput(mode, node.data, { path: 'data', partial: true });
+      } catch (err) {
+        const d = (err as AppError).details?.[0];
+        errors.push({ nodeId: node.id, port: d ? `in:${d.path.split('.')[1] ?? ''}` : undefined, message: (err as Error).message });
+      }
+    }
+    if (errors.length) throw graphError(errors);
+  }
+
+  private normalizeNode(n: NodeInput, index: number): GraphNode {
+    const model = n.type === 'request' || n.type === 'response' ? undefined : this.catalog.model(n.type);
+    const subModelId = n.subModelId ?? (model && isMultiMode(model) ? model.modes[0]!.subModelId : null);
+    return {
+      id: n.id ?? newId('node'),
+      type: n.type,
+      subModelId,
+      label: n.label ?? model?.name ?? (n.type === 'request' ? 'Request' : n.type === 'response' ? 'Response' : null),
+      position: n.position ?? positionFor(n.type === 'request' ? 0 : 1, index),
+      data: n.data ?? {},
+    };
+  }
+
+  async create(accountId: string, input: { name: string; description?: string; nodes: NodeInput[]; edges: Array<Omit<GraphEdge, 'id'> & { id?: string }>; requestFields?: Array<{ name: string; type: PortType; value?: unknown }> }) {
+    if (input.nodes.length > MAX_WORKFLOW_NODES) throw new AppError('TOO_MANY_NODES', `a workflow has at most ${MAX_WORKFLOW_NODES} nodes`);
+    const nodes = input.nodes.map((n, i) => this.normalizeNode(n, i));
+    let request = nodes.find((n) => n.type === 'request');
+    if (!request) {
+      request = requestNode(makeRequestFields(input.requestFields ?? [{ name: 'prompt', type: 'text' }]));
+      nodes.unshift(request);
+    } else if (input.requestFields && requestFieldsOf(request).length === 0) {
+      request.data = { ...request.data, fields: makeRequestFields(input.requestFields) };
+    }
+    if (!nodes.some((n) => n.type === 'response')) nodes.push(responseNode(Math.max(2, ...nodes.map((n) => columnOf(n.position.x) + 1))));
+    const graph: Graph = { nodes, edges: input.edges.map((e) => ({ ...e, id: e.id ?? newId('edge') })) };
+    this.check(graph);
+    const r = await this.db.query(
+      `INSERT INTO workflows (id, account_id, name, description, graph) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+      [newId('wf'), accountId, input.name, input.description ?? '', graph],
+    );
+    return workflowView(r.rows[0]);
+  }
+
+  async quickCreate(accountId: string, input: { name?: string; description?: string; requestFields?: Array<{ name: string; type: PortType; value?: unknown }> }) {
+    return this.create(accountId, { name: input.name ?? 'Untitled workflow', description: input.description, nodes: [], edges: [], requestFields: input.requestFields });
+  }
+
+  /** A workflow the account may read: its own, or a system workflow (by id or slug). 404 otherwise. */
+  async getRow(accountId: string, idOrSlug: string, tx: Pick<PoolClient, 'query'> = this.db.pool, lock = false): Promise<any> {
+    const byId = WF_ID.test(idOrSlug);
+    if (!byId && !SLUG.test(idOrSlug)) throw new AppError('NOT_FOUND', 'workflow not found');
+    const row = (await tx.query(
+      `SELECT * FROM workflows WHERE ${byId ? 'id' : 'slug'} = $1 AND (account_id = $2 OR account_id IS NULL)${lock ? ' FOR UPDATE' : ''}`,
+      [idOrSlug, accountId],
+    )).rows[0];
+    if (!row) throw new AppError('NOT_FOUND', 'workflow not found');
+    return row;
+  }
+
+  async get(accountId: string, idOrSlug: string) {
+    return workflowView(await this.getRow(accountId, idOrSlug));
+  }
+
+  async list(accountId: string, f: { cursor?: string; limit: number; search?: string }) {
+    let after: [string, string] | [null, null] = [null, null];
+    if (f.cursor !== undefined) {
+      try {
+        const [t, id] = JSON.parse(Buffer.from(f.cursor, 'base64url').toString());
+        if (Number.isNaN(new Date(t).getTime()) || typeof id !== 'string') throw new Error();
+        after = [t, id];
+      } catch {
+        throw new AppError('VALIDATION_ERROR', 'cursor is not one this API returned', { details: [{ path: 'query.cursor', message: 'is invalid' }] });
+      }
+    }
+    const rows = (await this.db.query(
+      `SELECT id, name, updated_at, jsonb_array_length(graph->'nodes') AS node_count FROM workflows
+        WHERE account_id = $1 AND ($2::text IS NULL OR name ILIKE '%' || $2 || '%')
+          AND ($3::timestamptz IS NULL OR (updated_at, id) < ($3, $4))
+        ORDER BY updated_at DESC, id DESC LIMIT $5`,
+      [accountId, f.search?.replace(/[%_\\]/g, '\\$&') ?? null, after[0], after[1], f.limit + 1],
+    )).rows;
+    const page = rows.slice(0, f.limit);
+    const last = page.at(-1);
+    return {
+      items: page.map((r) => ({ id: r.id, name: r.name, updatedAt: r.updated_at.toISOString(), nodeCount: r.node_count })),
+      nextCursor: rows.length > f.limit && last ? Buffer.from(JSON.stringify([last.updated_at.toISOString(), last.id])).toString('base64url') : null,
+    };
+  }
+
+  /** Applies `change` to an own (not system) workflow's graph under a row lock, validates and saves it. */
+  private async mutate<T>(accountId: string, id: string, change: (row: any, graph: Graph) => T | Promise<T>): Promise<{ result: T; view: ReturnType<typeof workflowView> }> {
+    return this.db.tx(async (tx) => {
+      const row = await this.getRow(accountId, id, tx, true);
+      if (row.account_id === null) throw new AppError('FORBIDDEN', 'system workflows are read-only; duplicate it first (POST /v1/workflows/{id}/duplicate)');
+      const graph: Graph = structuredClone(row.graph);
+      const result = await change(row, graph);
+      this.check(graph);
+      const saved = (await tx.query(`UPDATE workflows SET graph = $2, name = $3, description = $4, updated_at = now() WHERE id = $1 RETURNING *`, [row.id, graph, row.name, row.description])).rows[0];
+      return { result, view: workflowView(saved) };
+    });
+  }
+
+  async patch(accountId: string, id: string, p: { name?: string; description?: string }) {
+    return (await this.mutate(accountId, id, (row) => {
+      if (p.name !== undefined) row.name = p.name;
+      if (p.description !== undefined) row.description = p.description;
+    })).view;
+  }
+
+  async remove(accountId: string, id: string): Promise<void> {
+    const row = await this.getRow(accountId, id);
+    if (row.account_id === null) throw new AppError('FORBIDDEN', 'system workflows cannot be deleted');
+    await this.db.query(`DELETE FROM workflows WHERE id = $1 AND account_id = $2`, [row.id, accountId]);
+  }
+
+  private resolveMode(nodeType: string, subModelId: string | undefined, mode: string | undefined) {
+    const model = this.catalog.model(nodeType);
+    if (!model) throw new AppError('MODEL_NOT_FOUND', `Unknown model "${nodeType}"`, { details: [{ path: 'body.nodeType', message: 'is not a model' }] });
+    if (model.deprecated) throw new AppError('MODEL_DEPRECATED', `${nodeType} is retired; use ${model.deprecated.replacement}`);
+    const wanted = subModelId ?? mode;
+    if (wanted === undefined) return { model, mode: model.modes[0]! };
+    // `mode` may name a subModelId or a sub-model's fine category.
+    const found = model.modes.find((m) => m.subModelId === wanted) ?? (mode !== undefined ? model.modes.find((m) => m.category === mode) : undefined);
+    if (!found) throw new AppError('VALIDATION_ERROR', `${nodeType} has no mode "${wanted}"; it has ${model.modes.map((m) => m.subModelId).join(', ')}`, { details: [{ path: subModelId !== undefined ? 'body.subModelId' : 'body.mode', message: 'is not a mode of this model' }] });
+    return { model, mode: found };
+  }
+
+  private nodeInfo(node: GraphNode, mode: ModeDef) {
+    const ports = portsOf(node, mode);
+    return {
+      nodeId: node.id,
+      type: node.type,
+      subModelId: node.subModelId,
+      mode: mode.category,
+      position: node.position,
+      inputPorts: ports.inputs.map((p) => p.handle),
+      outputPorts: ports.outputs.map((p) => p.handle),
+      inputsSet: Object.keys(node.data),
+    };
+  }
+
+  async addNode(accountId: string, id: string, b: { nodeType: string; subModelId?: string; mode?: string; inputs?: Record<string, unknown>; column?: number; row?: number; position?: { x: number; y: number }; label?: string }) {
+    const { model, mode } = this.resolveMode(b.nodeType, b.subModelId, b.mode);
+    const out = await this.mutate(accountId, id, (_row, graph) => {
+      if (graph.nodes.length >= MAX_WORKFLOW_NODES) throw new AppError('TOO_MANY_NODES', `a workflow has at most ${MAX_WORKFLOW_NODES} nodes`);
+      const column = b.column ?? 1;
+      const position = b.position ?? positionFor(column, b.row ?? firstFreeRow(column, graph.nodes.map((n) => n.position)));
+      const data = this.catalog.validateInput(mode, b.inputs ?? {}, { path: 'body.inputs', partial: true });
+      // Only what the caller set is stored; defaults apply at run time.
+      for (const k of Object.keys(data)) if (!(b.inputs && k in b.inputs)) delete data[k];
+      const node: GraphNode = { id: newId('node'), type: model.nodeType, subModelId: isMultiMode(model) ? mode.subModelId : null, label: b.label ?? model.name, position, data };
+      graph.nodes.push(node);
+      return node;
+    });
+    return this.nodeInfo(out.result, mode);
+  }
+
+  async patchNode(accountId: string, id: string, nodeId: string, b: { inputs?: Record<string, unknown>; subModelId?: string; mode?: string; position?: { x: number; y: number }; label?: string }) {
+    const out = await this.mutate(accountId, id, (_row, graph) => {
+      const node = graph.nodes.find((n) => n.id === nodeId);
+      if (!node) throw new AppError('NOT_FOUND', `node ${nodeId} not found in this workflow`);
+      if (node.type === 'request' || node.type === 'response') {
+        if (b.inputs || b.subModelId || b.mode) throw new AppError('VALIDATION_ERROR', `the ${node.type} node has no inputs to set`, { details: [{ path: 'body.inputs', message: 'not allowed on this node' }] });
+      } else {
+        let mode = this.modeOf(node)!;
+        if (b.subModelId !== undefined || b.mode !== undefined) {
+          mode = this.resolveMode(node.type, b.subModelId, b.mode).mode;
+          node.subModelId = this.catalog.model(node.type)!.modes.length > 1 ? mode.subModelId : null;
+        }
+        if (b.inputs) {
+          const merged: Record<string, unknown> = { ...node.data };
+          for (const [k, v] of Object.entries(b.inputs)) {
+            if (v === null) delete merged[k];
+            else merged[k] = v;
+          }
+          this.catalog.validateInput(mode, merged, { path: 'body.inputs', partial: true });
+          node.data = merged;
+        }
+      }
+      if (b.position) node.position = b.position;
+      if (b.label !== undefined) node.label = b.label;
+      return node;
+    });
+    const node = out.result;
+    return { nodeId: node.id, type: node.type, subModelId: node.subModelId, data: node.data, inputsSet: Object.keys(node.data) };
+  }
+
+  async deleteNode(accountId: string, id: string, nodeId: string): Promise<void> {
+    await this.mutate(accountId, id, (_row, graph) => {
+      const node = graph.nodes.find((n) => n.id === nodeId);
+      if (!node) throw new AppError('NOT_FOUND', `node ${nodeId} not found in this workflow`);
+      if (node.type === 'request' || node.type === 'response') throw new AppError('VALIDATION_ERROR', `the ${node.type} node cannot be deleted`, { details: [{ path: 'params.nodeId', message: 'is a built-in node' }] });
+      graph.nodes = graph.nodes.filter((n) => n.id !== nodeId);
+      graph.edges = graph.edges.filter((e) => e.source !== nodeId && e.target !== nodeId);
+    });
+  }
+
+  async addEdge(accountId: string, id: string, b: { sourceNodeId: string; sourceHandle: string; targetNodeId: string; targetHandle: string }) {
+    const out = await this.mutate(accountId, id, (_row, graph) => {
+      const edge: GraphEdge = { id: newId('edge'), source: b.sourceNodeId, sourceHandle: b.sourceHandle, target: b.targetNodeId, targetHandle: b.targetHandle };
+      graph.edges.push(edge);
+      const src = graph.nodes.find((n) => n.id === b.sourceNodeId);
+      const dst = graph.nodes.find((n) => n.id === b.targetNodeId);
+      const sType = src ? portsOf(src, this.modeOf(src)).outputs.find((p) => p.handle === b.sourceHandle)?.dataType : undefined;
+      const tType = dst ? portsOf(dst, this.modeOf(dst)).inputs.find((p) => p.handle === b.targetHandle)?.dataType : undefined;
+      return { edge, dataTypes: { source: sType ?? null, target: tType ?? null } };
+    });
+    const { edge, dataTypes } = out.result;
+    return { edgeId: edge.id, source: edge.source, sourceHandle: edge.sourceHandle, target: edge.target, targetHandle: edge.targetHandle, dataTypes };
+  }
+
+  async deleteEdge(accountId: string, id: string, edgeId: string): Promise<void> {
+    await this.mutate(accountId, id, (_row, graph) => {
+      if (!graph.edges.some((e) => e.id === edgeId)) throw new AppError('NOT_FOUND', `edge ${edgeId} not found in this workflow`);
+      graph.edges = graph.edges.filter((e) => e.id !== edgeId);
+    });
+  }
+
+  async duplicate(accountId: string, idOrSlug: string) {
+    const row = await this.getRow(accountId, idOrSlug);
+    const r = await this.db.query(
+      `INSERT INTO workflows (id, account_id, name, description, graph) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+      [newId('wf'), accountId, `${row.name} (copy)`.slice(0, 200), row.description, copyGraph(row.graph)],
+    );
+    return workflowView(r.rows[0]);
+  }
+}
