@@ -7,6 +7,8 @@ import { createLogger } from './logger.js';
 import { createServices, type Services } from './services.js';
 import { SubscriptionScheduler } from './billing/scheduler.js';
 import { RunWorker } from './runs/worker.js';
+import { EngineRunner } from './runs/engineRunner.js';
+import { WorkflowExecutor } from './workflows/executor.js';
 import { RunSweeper } from './runs/sweeper.js';
 import { ownFileResolver } from './files/ownFiles.js';
 import { basicMediaFetcher } from './engines/mediaFetcher.js';
@@ -49,15 +51,20 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
   parts.push(services.queue);
 
   if (working) {
-    const worker = new RunWorker(database.db, services.catalog, services.engines, services.files, services.queue, services.notifier, log, {
+    const runner = new EngineRunner(services.catalog, services.engines, services.files, log,
+      (accountId) => basicMediaFetcher(ownFileResolver(services.files, accountId, services.publicUrl)));
+    const tmpRoot = path.join(config.dataDir, 'tmp');
+    const executor = new WorkflowExecutor(database.db, services.catalog, runner, services.files, services.queue, log, {
+      leaseSeconds: config.runLeaseSeconds, tmpRoot, publicUrl: services.publicUrl,
+    });
+    const worker = new RunWorker(database.db, runner, services.files, services.queue, services.notifier, log, {
       concurrency: config.workerConcurrency,
       leaseSeconds: config.runLeaseSeconds,
-      tmpRoot: path.join(config.dataDir, 'tmp'),
-      fetchMediaFor: (accountId) => basicMediaFetcher(ownFileResolver(services.files, accountId, services.publicUrl)),
-    });
+      tmpRoot,
+    }, executor);
     await worker.start();
     parts.push(worker);
-    const sweeper = new RunSweeper(database.db, services.queue, services.nodeRuns, services.files, log, config.sweepIntervalMs);
+    const sweeper = new RunSweeper(database.db, services.queue, services.nodeRuns, services.files, log, config.sweepIntervalMs, services.workflowRuns);
     sweeper.start();
     parts.push(sweeper);
     // Subscription grants are exactly-once in SQL, so every worker may run the scheduler.

@@ -16,6 +16,8 @@ import { NodeRunService } from './runs/service.js';
 import path from 'node:path';
 import { WebhookSecretService } from './events/secrets.js';
 import { DeliveryService } from './events/deliveries.js';
+import { WorkflowService } from './workflows/service.js';
+import { WorkflowRunService } from './workflows/runService.js';
 
 /** The service objects a process needs, built once over one database. Routes, CLI and MCP all use these. */
 export interface Services {
@@ -34,6 +36,8 @@ export interface Services {
   nodeRuns: NodeRunService;
   webhookSecrets: WebhookSecretService;
   deliveries: DeliveryService;
+  workflows: WorkflowService;
+  workflowRuns: WorkflowRunService;
   /** Origin written into URLs handed out: PUBLIC_URL, else where this process listens. */
   publicUrl(): string;
   setListenUrl(url: string): void;
@@ -54,13 +58,16 @@ export async function createServices(config: Config, db: Db, opts: { supervise?:
   });
   // Webhook URL host checks arrive with the outbound URL guard (webhooks issue); scheme checks happen in parsing.
   const nodeRuns = new NodeRunService(db, catalog, queue, notifier, async () => {});
+  const workflows = new WorkflowService(db, catalog);
   return {
+    workflowRuns: new WorkflowRunService(db, catalog, workflows, queue, nodeRuns),
     notifier,
     queue,
     files,
     nodeRuns,
     webhookSecrets: new WebhookSecretService(db),
     deliveries: new DeliveryService(db),
+    workflows,
     publicUrl,
     setListenUrl: (url) => {
       listenUrl = url;

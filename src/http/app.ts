@@ -21,6 +21,9 @@ import { fileRoutes } from './routes/files.js';
 import { ledgerRoutes } from './routes/ledger.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { runEventRoutes } from './routes/runEvents.js';
+import { workflowRoutes } from './routes/workflows.js';
+import { workflowRunRoutes } from './routes/workflowRuns.js';
+import { WorkflowSchema } from './schemas/workflows.js';
 import { FileViewSchema, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema } from './schemas/runs.js';
 
 export interface AppOptions {
@@ -54,7 +57,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   app.addSchema(ErrorResponse);
   await registerOpenApi(app);
   await app.register(healthRoutes, { services });
-  for (const schema of [SubModel, ModelEntry, ModelSchema, ModelPricing, SearchResponse, CatalogResponse, WebhookConfigSchema, FileViewSchema, NodeRunSchema, RunCreatedSchema]) app.addSchema(schema);
+  for (const schema of [SubModel, ModelEntry, ModelSchema, ModelPricing, SearchResponse, CatalogResponse, WebhookConfigSchema, FileViewSchema, NodeRunSchema, RunCreatedSchema, WorkflowSchema]) app.addSchema(schema);
   await app.register(creditRoutes, { services });
   await app.register(modelRoutes, { services });
   await app.register(estimateRoutes, { services });
@@ -64,5 +67,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   await app.register(ledgerRoutes, { services });
   await app.register(webhookRoutes, { services });
   await app.register(runEventRoutes, { services });
+  await app.register(workflowRoutes, { services });
+  await app.register(workflowRunRoutes, { services });
   return app;
 }

@@ -6,6 +6,8 @@ export const RUN_QUEUE = 'run';
 
 export interface RunJob {
   runId: string;
+  /** Set for a workflow node's execution; absent for a standalone run or a workflow's advance step. */
+  nodeId?: string;
 }
 
 /**
@@ -36,8 +38,9 @@ export class JobQueue {
     await this.boss.createQueue(RUN_QUEUE).catch(() => {});
   }
 
-  async enqueueRun(tx: Queryable, runId: string, expireInSeconds: number): Promise<void> {
-    await this.boss.send(RUN_QUEUE, { runId } satisfies RunJob, {
+  async enqueueRun(tx: Queryable, runId: string, expireInSeconds: number, nodeId?: string): Promise<void> {
+    if (!nodeId) await tx.query(`UPDATE runs SET enqueued_at = now() WHERE id = $1`, [runId]);
+    await this.boss.send(RUN_QUEUE, (nodeId ? { runId, nodeId } : { runId }) satisfies RunJob, {
       db: { executeSql: (text, values) => tx.query(text, values) },
       expireInSeconds: Math.max(30, expireInSeconds),
       retryLimit: 0,
@@ -47,6 +50,8 @@ export class JobQueue {
 
   /** Starts `concurrency` consumer loops of the run queue. */
   async work(concurrency: number, handler: (job: RunJob) => Promise<void>): Promise<void> {
+    // A handler error must not fail the job silently into pg-boss's archive: the run state lives in
+    // PostgreSQL and the sweeper re-queues anything left behind, so errors are logged by the handler.
     for (let i = 0; i < concurrency; i++) {
       const id = await this.boss.work<RunJob>(RUN_QUEUE, { batchSize: 1, pollingIntervalSeconds: 2 }, async ([job]) => {
         if (job) await handler(job.data);

@@ -40,5 +40,18 @@ export const LIST_RUNS = `SELECT * FROM runs WHERE account_id = $1 AND kind = $2
  ORDER BY created_at DESC, id DESC LIMIT $5`;
 
 export const EXPIRED_LEASES = `SELECT id FROM runs WHERE status = 'RUNNING' AND lease_expires_at < now() ORDER BY lease_expires_at LIMIT 100`;
-export const PAST_DEADLINE = `SELECT id FROM runs WHERE status IN ('QUEUED', 'RUNNING') AND cancel_after < now() LIMIT 100`;
+export const PAST_DEADLINE = `SELECT id, kind FROM runs WHERE status IN ('QUEUED', 'RUNNING') AND cancel_after < now() LIMIT 100`;
+export const EXPIRED_NODE_LEASES = `SELECT run_id, node_id FROM node_runs WHERE status = 'RUNNING' AND lease_expires_at < now() LIMIT 100`;
+/** Workflow runs with no node queued or running and no job in flight recently: their advance step was lost. */
+export const STALLED_WORKFLOWS = `UPDATE runs r SET enqueued_at = now() WHERE r.id IN (
+  SELECT id FROM runs WHERE kind = 'workflow' AND status IN ('QUEUED', 'RUNNING') AND enqueued_at < now() - make_interval(secs => $1)
+     AND NOT EXISTS (SELECT 1 FROM node_runs n WHERE n.run_id = runs.id AND n.status IN ('QUEUED', 'RUNNING'))
+   LIMIT 100 FOR UPDATE SKIP LOCKED) RETURNING id`;
+/** Standalone runs still QUEUED long after their job was sent (the job was lost with a crashed worker). */
+export const STALE_QUEUED = `UPDATE runs r SET enqueued_at = now() WHERE r.id IN (
+  SELECT id FROM runs WHERE kind = 'node' AND status = 'QUEUED' AND enqueued_at < now() - make_interval(secs => $1)
+   LIMIT 100 FOR UPDATE SKIP LOCKED) RETURNING id`;
+/** Workflow nodes QUEUED long ago whose job never got a worker. */
+export const STALE_QUEUED_NODES = `SELECT n.run_id, n.node_id FROM node_runs n JOIN runs r ON r.id = n.run_id
+  WHERE n.status = 'QUEUED' AND r.status = 'RUNNING' AND r.enqueued_at < now() - make_interval(secs => $1) LIMIT 100`;
 export const DROP_OLD_IDEMPOTENCY = `DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'`;

@@ -85,7 +85,7 @@ export class NodeRunService {
   }
 
   /** Records the key for this run, or returns the run an earlier identical request created (409 if the body differs). */
-  private async claimIdempotencyKey(tx: Parameters<Parameters<Db['tx']>[0]>[0], accountId: string, key: string, scope: string, hash: string, runId: string): Promise<string | undefined> {
+  async claimIdempotencyKey(tx: Parameters<Parameters<Db['tx']>[0]>[0], accountId: string, key: string, scope: string, hash: string, runId: string): Promise<string | undefined> {
     for (let attempt = 0; attempt < 2; attempt++) {
       // A concurrent request with the same key blocks here until the first commits, then sees its row.
       const claimed = await tx.query(q.CLAIM_IDEMPOTENCY, [accountId, key, scope, hash, runId]);

@@ -3,6 +3,7 @@ import type { Db } from '../db/pool.js';
 import type { FileService } from '../files/service.js';
 import type { JobQueue } from '../queue/queue.js';
 import type { NodeRunService } from './service.js';
+import type { WorkflowRunService } from '../workflows/runService.js';
 import * as q from './queries.js';
 
 /**
@@ -22,6 +23,9 @@ export class RunSweeper {
     private readonly files: FileService,
     private readonly log: Logger,
     private readonly intervalMs: number,
+    private readonly workflowRuns: WorkflowRunService,
+    /** How long a workflow may sit with nothing in flight before its advance step is re-queued. */
+    private readonly stallSeconds = 10,
   ) {}
 
   start(): void {
@@ -41,8 +45,19 @@ export class RunSweeper {
       await this.db.tx((tx) => this.queue.enqueueRun(tx, id, 120));
       this.log.info({ runId: id }, 'worker lease lapsed; run re-queued');
     }
-    for (const { id } of (await this.db.query(q.PAST_DEADLINE)).rows) {
-      if (await this.runs.cancelById(id, 'Cancel-After deadline passed')) this.log.info({ runId: id }, 'run canceled at its deadline');
+    for (const { run_id, node_id } of (await this.db.query(q.EXPIRED_NODE_LEASES)).rows) {
+      await this.db.tx((tx) => this.queue.enqueueRun(tx, run_id, 120, node_id));
+      this.log.info({ runId: run_id, nodeId: node_id }, 'worker lease lapsed; workflow node re-queued');
+    }
+    for (const { id, kind } of (await this.db.query(q.PAST_DEADLINE)).rows) {
+      const canceled = kind === 'workflow' ? await this.workflowRuns.cancelById(id, 'Cancel-After deadline passed') : await this.runs.cancelById(id, 'Cancel-After deadline passed');
+      if (canceled) this.log.info({ runId: id }, 'run canceled at its deadline');
+    }
+    // Backstops for jobs lost with a crashed process (the guarded claims make duplicates harmless).
+    if (this.ticks % 10 === 0) {
+      for (const { id } of (await this.db.query(q.STALLED_WORKFLOWS, [this.stallSeconds])).rows) await this.db.tx((tx) => this.queue.enqueueRun(tx, id, 120));
+      for (const { id } of (await this.db.query(q.STALE_QUEUED, [this.stallSeconds * 6])).rows) await this.db.tx((tx) => this.queue.enqueueRun(tx, id, 120));
+      for (const { run_id, node_id } of (await this.db.query(q.STALE_QUEUED_NODES, [this.stallSeconds * 6])).rows) await this.db.tx((tx) => this.queue.enqueueRun(tx, run_id, 120, node_id));
     }
     if (this.ticks % 60 === 1) await this.db.query(q.DROP_OLD_IDEMPOTENCY);
     if (this.ticks % 600 === 1) {

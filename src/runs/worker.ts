@@ -3,23 +3,21 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../db/pool.js';
 import { CHANNELS, type Notifier } from '../db/notifier.js';
-import type { Catalog } from '../catalog/catalog.js';
-import type { EngineRegistry } from '../engines/registry.js';
-import { EngineInputError, type EngineContext, type EngineOutputs, type FetchMediaOptions, type Media, type OutputValue } from '../engines/types.js';
+import { EngineInputError, type EngineOutputs } from '../engines/types.js';
+import type { EngineRunner } from './engineRunner.js';
 import type { FileService } from '../files/service.js';
 import { recordEvent } from '../events/outbox.js';
-import type { JobQueue } from '../queue/queue.js';
+import type { JobQueue, RunJob } from '../queue/queue.js';
+import type { WorkflowExecutor } from '../workflows/executor.js';
 import { newId } from '../ids.js';
 import { finishNodeRun } from './settle.js';
-import { renderOutput, type StoredOutput } from './view.js';
+import { renderOutput } from './view.js';
 import * as q from './queries.js';
 
 export interface WorkerOptions {
   concurrency: number;
   leaseSeconds: number;
   tmpRoot: string;
-  /** Builds the media fetcher for a run of this account (own files resolve only for their owner). */
-  fetchMediaFor(accountId: string): (url: string, opts?: FetchMediaOptions) => Promise<Media>;
 }
 
 /** How many times a run may be picked up again after its worker died before it is failed as poison. */
@@ -38,24 +36,40 @@ export class RunWorker {
 
   constructor(
     private readonly db: Db,
-    private readonly catalog: Catalog,
-    private readonly engines: EngineRegistry,
+    private readonly runner: EngineRunner,
     private readonly files: FileService,
     private readonly queue: JobQueue,
     private readonly notifier: Notifier,
     private readonly log: Logger,
     private readonly opts: WorkerOptions,
+    private readonly workflows: WorkflowExecutor,
   ) {}
 
   async start(): Promise<void> {
     fs.mkdirSync(this.opts.tmpRoot, { recursive: true });
-    this.unsubscribe = await this.notifier.subscribe(CHANNELS.cancel, (runId) => this.active.get(runId)?.abort(new Error('canceled')));
-    await this.queue.work(this.opts.concurrency, (job) => this.execute(job.runId));
+    this.unsubscribe = await this.notifier.subscribe(CHANNELS.cancel, (key) => {
+      this.active.get(key)?.abort(new Error('canceled'));
+      this.workflows.abort(key);
+    });
+    await this.queue.work(this.opts.concurrency, (job) => this.dispatch(job).catch((err) => {
+      // The run's state is in PostgreSQL; the sweeper re-queues whatever this left unfinished.
+      this.log.error({ err, job }, 'run job failed');
+    }));
+  }
+
+  /** A job is a standalone run, a workflow's advance step, or one workflow node. */
+  private async dispatch(job: RunJob): Promise<void> {
+    if (this.stopping) return;
+    if (job.nodeId) return this.workflows.executeNode(job.runId, job.nodeId);
+    const kind = (await this.db.query(`SELECT kind FROM runs WHERE id = $1`, [job.runId])).rows[0]?.kind;
+    if (kind === 'workflow') return this.workflows.advance(job.runId);
+    if (kind === 'node') return this.execute(job.runId);
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
     this.unsubscribe?.();
+    this.workflows.abortAll();
     // Hand running work back rather than leave it until the lease lapses: abort and release the leases.
     for (const [runId, ctl] of this.active) {
       ctl.abort(new Error('worker shutting down'));
@@ -116,47 +130,16 @@ export class RunWorker {
   }
 
   private async runEngine(run: any, signal: AbortSignal, deadline: number, tmpDir: string): Promise<EngineOutputs> {
-    const { mode } = this.catalog.resolveNode(run.node_type, run.sub_model_id, { requireSubModel: false });
-    const engine = this.engines.get(mode.engine.engine);
-    if (!engine) throw new Error(`engine ${mode.engine.engine} is not available in this worker`);
-    let lastProgress = 0;
-    const ctx: EngineContext = {
-      signal,
-      deadline,
-      tmpDir,
-      log: {
-        debug: (msg, data) => this.log.debug({ runId: run.id, ...data }, msg),
-        info: (msg, data) => this.log.info({ runId: run.id, ...data }, msg),
-        warn: (msg, data) => this.log.warn({ runId: run.id, ...data }, msg),
-      },
-      progress: (fraction, message) => {
-        // At most two writes a second: progress is for people watching, not a log.
-        const now = Date.now();
-        if (now - lastProgress < 500 && fraction < 1) return;
-        lastProgress = now;
-        const f = Math.max(0, Math.min(1, Number.isFinite(fraction) ? fraction : 0));
-        void this.db.query(q.PROGRESS, [run.id, this.id, f, message?.slice(0, 200) ?? null]).catch(() => {});
-      },
-      fetchMedia: this.opts.fetchMediaFor(run.account_id),
-    };
-    return engine.execute({ nodeType: run.node_type, subModelId: mode.subModelId, input: run.input, options: mode.engine.options ?? {} }, ctx);
+    return this.runner.run({
+      accountId: run.account_id, nodeType: run.node_type, subModelId: run.sub_model_id, input: run.input, signal, deadline, tmpDir,
+      logContext: { runId: run.id },
+      onProgress: (f, message) => void this.db.query(q.PROGRESS, [run.id, this.id, f, message ?? null]).catch(() => {}),
+    });
   }
 
   private async settleSuccess(run: any, outputs: EngineOutputs): Promise<void> {
     await this.db.tx(async (tx) => {
-      const stored: StoredOutput = {};
-      for (const [name, value] of Object.entries(outputs)) {
-        const one = async (v: OutputValue): Promise<unknown> => {
-          switch (v.kind) {
-            case 'file': return { file: (await this.files.save(tx, run.account_id, v, run.id)).id };
-            case 'text': return v.text;
-            case 'number':
-            case 'boolean':
-            case 'json': return v.value;
-          }
-        };
-        stored[name] = Array.isArray(value) ? await Promise.all(value.map(one)) : await one(value);
-      }
+      const stored = await this.runner.store(tx, run.account_id, run.id, outputs);
       const eventOutputs = (await renderOutput(this.files, stored, tx)).output;
       await finishNodeRun(tx, { runId: run.id, status: 'COMPLETED', output: stored, leaseOwner: this.id, from: ['RUNNING'], eventOutputs });
     });

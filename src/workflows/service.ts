@@ -274,6 +274,34 @@ export class WorkflowService {
     });
   }
 
+  /**
+   * Clears the node cache of a workflow so its next run recomputes: entries its runs created, and entries
+   * its runs were served from. Returns how many entries were removed.
+   */
+  async clearCache(accountId: string, idOrSlug: string): Promise<{ workflowId: string; cleared: number }> {
+    const row = await this.getRow(accountId, idOrSlug);
+    const r = await this.db.query(
+      `DELETE FROM node_cache c WHERE c.account_id = $1 AND (c.workflow_id = $2 OR c.cache_key IN (
+         SELECT nr.cache_key FROM node_runs nr JOIN runs r ON r.id = nr.run_id WHERE r.account_id = $1 AND r.workflow_id = $2 AND nr.cache_key IS NOT NULL))`,
+      [accountId, row.id],
+    );
+    return { workflowId: row.id, cleared: r.rowCount ?? 0 };
+  }
+
+  async systemList() {
+    const rows = (await this.db.query(`SELECT * FROM workflows WHERE account_id IS NULL ORDER BY slug`)).rows;
+    return {
+      items: rows.map((r) => {
+        const v = workflowView(r);
+        return {
+          id: v.id, slug: v.slug!, name: v.name, description: v.description, category: r.category ?? 'general',
+          nodeTypes: [...new Set(v.nodes.filter((n) => n.type !== 'request' && n.type !== 'response').map((n) => n.type))],
+          requestFields: v.requestFields,
+        };
+      }),
+    };
+  }
+
   async duplicate(accountId: string, idOrSlug: string) {
     const row = await this.getRow(accountId, idOrSlug);
     const r = await this.db.query(

@@ -13,7 +13,12 @@ export function registerValidation(app: FastifyInstance): void {
   const common = { allErrors: false, useDefaults: true, removeAdditional: false, strict: false } as const;
   const strict = addFormats(new Ajv({ ...common, coerceTypes: false }));
   const coercing = addFormats(new Ajv({ ...common, coerceTypes: 'array' }));
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? strict : coercing).compile(schema) as any,
-  );
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? strict : coercing;
+    // Shared schemas (app.addSchema) may be referenced by $id; make them known to this validator.
+    for (const shared of Object.values(app.getSchemas()) as Array<{ $id?: string }>) {
+      if (shared.$id && !ajv.getSchema(shared.$id)) ajv.addSchema(shared);
+    }
+    return ajv.compile(schema) as any;
+  });
 }

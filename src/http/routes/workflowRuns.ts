@@ -1,0 +1,130 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Services } from '../../services.js';
+import { parseCancelAfter, parsePreferWait } from '../../runs/cancelAfter.js';
+import { workflowRunView } from '../../workflows/runView.js';
+import { principalOf } from '../plugins/auth.js';
+import { withErrors } from '../schemas/common.js';
+import { RunCreatedSchema, WebhookConfigSchema } from '../schemas/runs.js';
+import { streamRunEvents } from './runEvents.js';
+
+const RunId = Type.Object({ runId: Type.String({ maxLength: 100 }) });
+const WorkflowRun = Type.Object({}, { additionalProperties: true, $id: 'WorkflowRun', description: '{ id, status, workflowId, triggerRunId, createdAt, startedAt, finishedAt, error, context, outputs, estimatedCredits, actualCredits, nodeRuns[] }' });
+const header = (req: FastifyRequest, name: string): string | undefined => {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/** Workflow runs (spec 4.3), the node cache (DELETE …/cache) and system workflows. */
+export async function workflowRunRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  app.addSchema(WorkflowRun);
+  const tags = ['runs'];
+  const runs = services.workflowRuns;
+  const acct = (req: FastifyRequest) => principalOf(req).accountId;
+  const view = async (accountId: string, runId: string, details = true) => {
+    const { run, nodes } = await runs.get(accountId, runId);
+    return workflowRunView(services.files, run, nodes, { details });
+  };
+
+  app.post('/v1/runs', {
+    schema: {
+      tags, summary: 'Start a workflow run',
+      description: 'values: { <requestNodeId>: { <field id or name>: value } }. Headers as for model runs: Idempotency-Key, Cancel-After, Prefer: wait=N.',
+      body: Type.Object({
+        workflowId: Type.String({ minLength: 1, maxLength: 100, description: 'A workflow id or a system workflow slug' }),
+        values: Type.Optional(Type.Object({}, { additionalProperties: true })),
+        webhook: Type.Optional(Type.Union([Type.Ref(WebhookConfigSchema), Type.Null()])),
+      }, { additionalProperties: false }),
+      headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()), 'cancel-after': Type.Optional(Type.String()), prefer: Type.Optional(Type.String()) }),
+      response: withErrors({ 200: Type.Ref(WorkflowRun), 202: Type.Union([Type.Ref(RunCreatedSchema), Type.Ref(WorkflowRun)]) }, [403, 404, 409, 503]),
+    },
+  }, async (req, reply) => {
+    const accountId = acct(req);
+    const body = req.body as { workflowId: string; values?: object; webhook?: unknown };
+    const wait = parsePreferWait(header(req, 'prefer'));
+    const { run, replayed } = await runs.create({
+      accountId, workflowId: body.workflowId, values: body.values, webhook: body.webhook,
+      idempotencyKey: header(req, 'idempotency-key'), cancelAfterSeconds: parseCancelAfter(header(req, 'cancel-after')),
+    });
+    if (replayed) reply.header('Idempotent-Replayed', 'true');
+    reply.header('Location', `/v1/runs/${run.id}`);
+    if (wait !== undefined) {
+      await services.nodeRuns.waitForEnd(run.id, wait);
+      const v = await view(accountId, run.id);
+      reply.header('Preference-Applied', `wait=${wait}`);
+      return reply.code(['COMPLETED', 'FAILED', 'CANCELED'].includes(v.status) ? 200 : 202).send({ runId: v.id, ...v });
+    }
+    return reply.code(202).send({ runId: run.id, status: run.status, estimatedCredits: Number(run.estimated_microcredits) });
+  });
+
+  app.get('/v1/runs/:runId', {
+    schema: {
+      tags, summary: 'Get workflow run status', params: RunId,
+      querystring: Type.Object({ inDetails: Type.Boolean({ default: true, description: 'false omits node runs\' input and output' }) }),
+      response: withErrors({ 200: Type.Ref(WorkflowRun) }, [404]),
+    },
+  }, async (req) => view(acct(req), (req.params as { runId: string }).runId, (req.query as { inDetails: boolean }).inDetails));
+
+  app.post('/v1/runs/batch', {
+    schema: {
+      tags, summary: 'Get several workflow runs (unknown ids are left out)',
+      body: Type.Object({ ids: Type.Array(Type.String({ maxLength: 100 }), { minItems: 1, maxItems: 100 }) }, { additionalProperties: false }),
+      response: withErrors({ 200: Type.Object({ runs: Type.Array(Type.Ref(WorkflowRun)) }) }),
+    },
+  }, async (req) => {
+    const found = await runs.batch(acct(req), (req.body as { ids: string[] }).ids);
+    return { runs: await Promise.all(found.filter((f) => f.run.kind === 'workflow').map((f) => workflowRunView(services.files, f.run, f.nodes))) };
+  });
+
+  app.get('/v1/runs', {
+    schema: {
+      tags, summary: 'List workflow runs, newest first',
+      querystring: Type.Object({
+        cursor: Type.Optional(Type.String({ maxLength: 500 })), limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+        status: Type.Optional(Type.String({ maxLength: 20 })), workflowId: Type.Optional(Type.String({ maxLength: 100 })),
+      }),
+      response: withErrors({ 200: Type.Object({ items: Type.Array(Type.Ref(WorkflowRun)), nextCursor: Type.Union([Type.String(), Type.Null()]) }) }),
+    },
+  }, async (req) => {
+    const accountId = acct(req);
+    const page = await runs.list(accountId, req.query as never);
+    const nodes = (await services.db.query(`SELECT * FROM node_runs WHERE run_id = ANY($1)`, [page.runs.map((r) => r.id)])).rows;
+    return {
+      items: await Promise.all(page.runs.map((r) => workflowRunView(services.files, r, nodes.filter((n) => n.run_id === r.id), { details: false }))),
+      nextCursor: page.nextCursor,
+    };
+  });
+
+  app.post('/v1/runs/:runId/cancel', {
+    schema: { tags, summary: 'Cancel a workflow run', params: RunId, response: withErrors({ 200: Type.Ref(WorkflowRun) }, [404]) },
+  }, async (req) => {
+    const { runId } = req.params as { runId: string };
+    await runs.cancel(acct(req), runId);
+    return view(acct(req), runId);
+  });
+
+  app.get('/v1/runs/:runId/events', {
+    schema: { tags, summary: 'Stream a workflow run\'s events (Server-Sent Events)', params: RunId, produces: ['text/event-stream'] },
+  }, async (req, reply) => {
+    const { runId } = req.params as { runId: string };
+    await runs.get(acct(req), runId);
+    await streamRunEvents(services, req, reply, runId);
+  });
+
+  app.delete('/v1/workflows/:id/cache', {
+    schema: {
+      tags: ['workflows'], summary: 'Clear the node cache of a workflow', params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+      response: withErrors({ 200: Type.Object({ workflowId: Type.String(), cleared: Type.Integer() }) }, [404]),
+    },
+  }, async (req) => services.workflows.clearCache(acct(req), (req.params as { id: string }).id));
+
+  app.get('/v1/system-workflows', {
+    schema: {
+      tags: ['workflows'], summary: 'List system workflows',
+      response: withErrors({ 200: Type.Object({ items: Type.Array(Type.Object({
+        id: Type.String(), slug: Type.String(), name: Type.String(), description: Type.String(), category: Type.String(),
+        nodeTypes: Type.Array(Type.String()), requestFields: Type.Array(Type.Object({}, { additionalProperties: true })),
+      })) }) }),
+    },
+  }, async () => services.workflows.systemList());
+}

@@ -1,0 +1,47 @@
+import { Type } from '@sinclair/typebox';
+
+const PortTypeSchema = Type.Union(['text', 'number', 'boolean', 'image', 'audio', 'video', 'file', 'any'].map((t) => Type.Literal(t)));
+const Position = Type.Object({ x: Type.Number({ minimum: -1e6, maximum: 1e6 }), y: Type.Number({ minimum: -1e6, maximum: 1e6 }) }, { additionalProperties: false });
+export const RequestFieldInput = Type.Object({
+  id: Type.Optional(Type.String({ pattern: '^[a-z0-9_]{1,64}$' })),
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  type: PortTypeSchema,
+  value: Type.Optional(Type.Unknown()),
+}, { additionalProperties: false });
+
+export const NodeInputSchema = Type.Object({
+  id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  type: Type.String({ minLength: 1, maxLength: 100 }),
+  subModelId: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
+  label: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+  position: Type.Optional(Position),
+  data: Type.Optional(Type.Object({}, { additionalProperties: true })),
+}, { additionalProperties: false });
+
+export const EdgeInputSchema = Type.Object({
+  id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  source: Type.String({ minLength: 1, maxLength: 64 }),
+  sourceHandle: Type.String({ minLength: 1, maxLength: 200 }),
+  target: Type.String({ minLength: 1, maxLength: 64 }),
+  targetHandle: Type.String({ minLength: 1, maxLength: 200 }),
+}, { additionalProperties: false });
+
+export const WorkflowSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  slug: Type.Optional(Type.String()),
+  isSystem: Type.Boolean(),
+  nodes: Type.Array(Type.Object({
+    id: Type.String(), type: Type.String(), subModelId: Type.Union([Type.String(), Type.Null()]), label: Type.Union([Type.String(), Type.Null()]),
+    position: Type.Object({ x: Type.Number(), y: Type.Number() }), data: Type.Object({}, { additionalProperties: true }),
+  })),
+  edges: Type.Array(Type.Object({ id: Type.String(), source: Type.String(), sourceHandle: Type.String(), target: Type.String(), targetHandle: Type.String() })),
+  requestNodeId: Type.Union([Type.String(), Type.Null()]),
+  responseNodeId: Type.Union([Type.String(), Type.Null()]),
+  requestFields: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), type: Type.String(), value: Type.Optional(Type.Unknown()) })),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+}, { $id: 'Workflow' });
+
+export { Position, PortTypeSchema };

@@ -1,0 +1,76 @@
+import type { Logger } from 'pino';
+import type { Queryable } from '../db/pool.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { EngineRegistry } from '../engines/registry.js';
+import type { EngineContext, EngineOutputs, FetchMediaOptions, Media, OutputValue } from '../engines/types.js';
+import type { FileService } from '../files/service.js';
+import type { StoredOutput } from './view.js';
+
+export interface EngineJob {
+  accountId: string;
+  nodeType: string;
+  subModelId: string | null;
+  input: Record<string, unknown>;
+  signal: AbortSignal;
+  deadline: number;
+  tmpDir: string;
+  logContext: Record<string, unknown>;
+  /** Throttled by the caller's storage; called with 0..1 and a short message. */
+  onProgress(fraction: number, message: string | undefined): void;
+}
+
+/**
+ * Runs one model through its engine (standalone runs and workflow nodes alike) and turns engine outputs
+ * into stored outputs: files go to the artifact store and are kept as `{ file: id }` references.
+ */
+export class EngineRunner {
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly engines: EngineRegistry,
+    private readonly files: FileService,
+    private readonly log: Logger,
+    private readonly fetchMediaFor: (accountId: string) => (url: string, opts?: FetchMediaOptions) => Promise<Media>,
+  ) {}
+
+  async run(job: EngineJob): Promise<EngineOutputs> {
+    const { mode } = this.catalog.resolveNode(job.nodeType, job.subModelId, { requireSubModel: false });
+    const engine = this.engines.get(mode.engine.engine);
+    if (!engine) throw new Error(`engine ${mode.engine.engine} is not available in this worker`);
+    let lastProgress = 0;
+    const ctx: EngineContext = {
+      signal: job.signal,
+      deadline: job.deadline,
+      tmpDir: job.tmpDir,
+      log: {
+        debug: (msg, data) => this.log.debug({ ...job.logContext, ...data }, msg),
+        info: (msg, data) => this.log.info({ ...job.logContext, ...data }, msg),
+        warn: (msg, data) => this.log.warn({ ...job.logContext, ...data }, msg),
+      },
+      progress: (fraction, message) => {
+        // At most two writes a second: progress is for people watching, not a log.
+        const now = Date.now();
+        if (now - lastProgress < 500 && fraction < 1) return;
+        lastProgress = now;
+        job.onProgress(Math.max(0, Math.min(1, Number.isFinite(fraction) ? fraction : 0)), message?.slice(0, 200));
+      },
+      fetchMedia: this.fetchMediaFor(job.accountId),
+    };
+    return engine.execute({ nodeType: job.nodeType, subModelId: mode.subModelId, input: job.input, options: mode.engine.options ?? {} }, ctx);
+  }
+
+  /** Saves file outputs (rows in the caller's transaction) and returns what the run stores. */
+  async store(tx: Queryable, accountId: string, runId: string, outputs: EngineOutputs): Promise<StoredOutput> {
+    const stored: StoredOutput = {};
+    const one = async (v: OutputValue): Promise<unknown> => {
+      switch (v.kind) {
+        case 'file': return { file: (await this.files.save(tx, accountId, v, runId)).id };
+        case 'text': return v.text;
+        case 'number':
+        case 'boolean':
+        case 'json': return v.value;
+      }
+    };
+    for (const [name, value] of Object.entries(outputs)) stored[name] = Array.isArray(value) ? await Promise.all(value.map(one)) : await one(value);
+    return stored;
+  }
+}

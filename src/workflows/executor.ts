@@ -1,0 +1,275 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { PoolClient } from 'pg';
+import type { Db } from '../db/pool.js';
+import { CHANNELS, notify } from '../db/notifier.js';
+import { capture, release } from '../billing/ledger.js';
+import { recordEvent } from '../events/outbox.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { FileService } from '../files/service.js';
+import type { JobQueue } from '../queue/queue.js';
+import type { EngineRunner } from '../runs/engineRunner.js';
+import { renderOutput } from '../runs/view.js';
+import { EngineInputError } from '../engines/types.js';
+import { newId } from '../ids.js';
+import { cacheKey, mapFileRefs, nodeInput } from './inputs.js';
+import type { Graph, GraphNode } from './types.js';
+
+const TERMINAL_NODE = new Set(['COMPLETED', 'FAILED', 'SKIPPED', 'CANCELED']);
+const MAX_NODE_ATTEMPTS = 3;
+
+/**
+ * The one place that schedules workflow nodes (ComfyUI's execution loop, made durable). All state lives in
+ * PostgreSQL: an `advance` step, serialised per run by a row lock, finds nodes whose inputs are ready,
+ * serves them from the node cache or queues them as node jobs; each node job runs its engine like a
+ * standalone run and queues another `advance`. A process dying anywhere leaves rows the sweeper resumes.
+ */
+export class WorkflowExecutor {
+  readonly id = newId('wex');
+  private readonly active = new Map<string, AbortController>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly catalog: Catalog,
+    private readonly runner: EngineRunner,
+    private readonly files: FileService,
+    private readonly queue: JobQueue,
+    private readonly log: Logger,
+    private readonly opts: { leaseSeconds: number; tmpRoot: string; publicUrl: () => string },
+  ) {}
+
+  /** Aborts a node this process is running (a cancel NOTIFY carries `runId:nodeId`). */
+  abort(key: string): void {
+    this.active.get(key)?.abort(new Error('canceled'));
+  }
+
+  abortAll(): void {
+    for (const ctl of this.active.values()) ctl.abort(new Error('worker shutting down'));
+  }
+
+  private modeOf(node: GraphNode) {
+    return this.catalog.resolveNode(node.type, node.subModelId, { requireSubModel: false }).mode;
+  }
+
+  async advance(runId: string): Promise<void> {
+    await this.db.tx(async (tx) => {
+      const run = (await tx.query(`SELECT * FROM runs WHERE id = $1 AND kind = 'workflow' FOR UPDATE`, [runId])).rows[0];
+      if (!run || !['QUEUED', 'RUNNING'].includes(run.status)) return;
+      const graph: Graph = run.graph;
+      const modelNodes = graph.nodes.filter((n) => n.type !== 'request' && n.type !== 'response');
+      if (run.status === 'QUEUED') {
+        await tx.query(`UPDATE runs SET status = 'RUNNING', started_at = now() WHERE id = $1`, [runId]);
+        await this.event(tx, run, 'run.started', { status: 'RUNNING', totalNodes: modelNodes.length });
+      }
+      const rows = new Map<string, any>((await tx.query(`SELECT * FROM node_runs WHERE run_id = $1 FOR UPDATE`, [runId])).rows.map((r) => [r.node_id, r]));
+      const outputs = new Map<string, Record<string, unknown>>();
+      for (const [id, r] of rows) if (r.status === 'COMPLETED') outputs.set(id, r.output ?? {});
+      const predecessors = (id: string) => [...new Set(graph.edges.filter((e) => e.target === id).map((e) => e.source))].filter((s) => rows.has(s));
+
+      // Repeat until nothing changes: cache hits and skips can make further nodes ready at once.
+      for (let changed = true; changed;) {
+        changed = false;
+        for (const node of modelNodes) {
+          const nr = rows.get(node.id);
+          if (!nr || nr.status !== 'PENDING') continue;
+          const preds = predecessors(node.id).map((p) => rows.get(p)!);
+          if (preds.some((p) => ['FAILED', 'SKIPPED', 'CANCELED'].includes(p.status))) {
+            await this.endNode(tx, run, nr, 'SKIPPED', { error: 'an upstream node did not complete' });
+            changed = true;
+            continue;
+          }
+          if (!preds.every((p) => p.status === 'COMPLETED')) continue;
+          changed = true;
+          const mode = this.modeOf(node);
+          const withRefs = nodeInput(graph, node, mode, run.input ?? {}, outputs);
+          let input: Record<string, unknown>;
+          try {
+            // Validate with files as URLs (as the engine will see them); keep references for storage and the cache key.
+            input = this.catalog.validateInput(mode, mapFileRefs(withRefs, (id) => this.ownUrl(id)), { path: `nodes.${node.id}.input` });
+          } catch (err) {
+            await this.endNode(tx, run, nr, 'FAILED', { error: (err as Error).message, input: withRefs });
+            continue;
+          }
+          const shas = await this.fileShas(tx, withRefs);
+          const key = cacheKey(node.type, nr.sub_model_id, { ...input, ...withRefs }, (id) => shas.get(id) ?? id);
+          const hit = (await tx.query(`SELECT output FROM node_cache WHERE account_id = $1 AND cache_key = $2`, [run.account_id, key])).rows[0];
+          if (hit && (await this.filesAlive(tx, hit.output))) {
+            await this.endNode(tx, run, nr, 'COMPLETED', { output: hit.output, cached: true, input: withRefs, cacheKey: key });
+            outputs.set(node.id, hit.output);
+            continue;
+          }
+          await tx.query(`UPDATE node_runs SET status = 'QUEUED', input = $3, cache_key = $4 WHERE run_id = $1 AND node_id = $2`, [runId, node.id, withRefs, key]);
+          nr.status = 'QUEUED';
+          await this.queue.enqueueRun(tx, runId, 120 + (mode.timeoutSeconds ?? 600), node.id);
+        }
+      }
+
+      if (![...rows.values()].every((r) => TERMINAL_NODE.has(r.status))) return;
+      await this.finishRun(tx, run, graph, rows, outputs);
+    });
+  }
+
+  private ownUrl(fileId: string): string {
+    return `${this.opts.publicUrl()}/v1/files/${fileId}`;
+  }
+
+  private async fileShas(tx: PoolClient, value: unknown): Promise<Map<string, string>> {
+    const ids: string[] = [];
+    mapFileRefs(value, (id) => ids.push(id));
+    if (ids.length === 0) return new Map();
+    const r = await tx.query(`SELECT id, sha256 FROM files WHERE id = ANY($1)`, [ids]);
+    return new Map(r.rows.map((x) => [x.id, x.sha256]));
+  }
+
+  /** A cache entry is usable only while every file it refers to is still stored (retention may remove them). */
+  private async filesAlive(tx: PoolClient, output: unknown): Promise<boolean> {
+    const ids: string[] = [];
+    mapFileRefs(output, (id) => ids.push(id));
+    if (ids.length === 0) return true;
+    const r = await tx.query(`SELECT count(*)::int AS n FROM files WHERE id = ANY($1) AND (expires_at IS NULL OR expires_at > now())`, [ids]);
+    return r.rows[0].n === new Set(ids).size;
+  }
+
+  /** Ends a node that never ran on a worker here (skip, cache hit, bad input), settling its share of the hold. */
+  private async endNode(tx: PoolClient, run: any, nr: any, status: 'COMPLETED' | 'FAILED' | 'SKIPPED', x: { error?: string; output?: unknown; cached?: boolean; input?: unknown; cacheKey?: string }): Promise<void> {
+    const held: bigint = nr.reserved_microcredits;
+    await tx.query(
+      `UPDATE node_runs SET status = $3, error = $4, output = $5, cached = $6, input = COALESCE($7, input), cache_key = COALESCE($8, cache_key),
+         reserved_microcredits = 0, started_at = COALESCE(started_at, now()), finished_at = now() WHERE run_id = $1 AND node_id = $2`,
+      [run.id, nr.node_id, status, x.error ?? null, x.output === undefined ? null : JSON.stringify(x.output), x.cached ?? false, x.input === undefined ? null : JSON.stringify(x.input), x.cacheKey ?? null],
+    );
+    // Cached, skipped and failed nodes cost nothing.
+    await release(tx, run.account_id, held, run.id, `node ${nr.node_id} ${x.cached ? 'served from cache' : status.toLowerCase()}`);
+    nr.status = status;
+    nr.output = x.output ?? null;
+    nr.cached = x.cached ?? false;
+    if (status === 'COMPLETED') {
+      await this.event(tx, run, 'node.completed', { nodeId: nr.node_id, nodeType: nr.node_type, status: 'COMPLETED', cached: x.cached ?? false, output: (await renderOutput(this.files, x.output as never, tx)).output });
+    } else if (status === 'FAILED') {
+      await this.event(tx, run, 'node.failed', { nodeId: nr.node_id, nodeType: nr.node_type, status: 'FAILED' }, x.error);
+    }
+  }
+
+  private async finishRun(tx: PoolClient, run: any, graph: Graph, rows: Map<string, any>, outputs: Map<string, Record<string, unknown>>): Promise<void> {
+    const all = [...rows.values()];
+    const failed = all.filter((r) => r.status === 'FAILED');
+    const completed = all.filter((r) => r.status === 'COMPLETED');
+    const stored: Record<string, Record<string, unknown>> = {};
+    for (const e of graph.edges) {
+      const target = graph.nodes.find((n) => n.id === e.target);
+      if (target?.type !== 'response') continue;
+      const source = graph.nodes.find((n) => n.id === e.source);
+      const value = source?.type === 'request' ? (run.input ?? {})[e.sourceHandle] : outputs.get(e.source)?.[e.sourceHandle.replace(/^out:/, '')];
+      if (value !== undefined) (stored[e.source] ??= {})[e.sourceHandle] = value;
+    }
+    const status = failed.length ? 'FAILED' : 'COMPLETED';
+    const error = failed.length ? `node ${failed[0]!.node_id} (${failed[0]!.node_type}) failed: ${failed[0]!.error ?? 'unknown error'}` : null;
+    const charged = (await tx.query(`SELECT COALESCE(sum(charged_microcredits), 0)::bigint AS c, COALESCE(sum(reserved_microcredits), 0)::bigint AS r FROM node_runs WHERE run_id = $1`, [run.id])).rows[0];
+    if (charged.r > 0n) await release(tx, run.account_id, charged.r, run.id, 'run ended');
+    await tx.query(
+      `UPDATE runs SET status = $2, output = $3, error = $4, finished_at = now(), charged_microcredits = $5, reserved_microcredits = 0 WHERE id = $1`,
+      [run.id, status, stored, error, charged.c],
+    );
+    await tx.query(`UPDATE node_runs SET reserved_microcredits = 0 WHERE run_id = $1`, [run.id]);
+    const rendered = (await renderOutput(this.files, stored as never, tx)).output;
+    if (status === 'COMPLETED') {
+      await this.event(tx, run, 'run.completed', { status, completedNodes: completed.length, failedNodes: 0, outputs: rendered, actualCredits: Number(charged.c) });
+    } else {
+      await this.event(tx, run, 'run.failed', { status, completedNodes: completed.length, failedNodes: failed.length, failedNodeIds: failed.map((f) => f.node_id) }, error);
+    }
+    await notify(tx, CHANNELS.runEnded, run.id);
+  }
+
+  private event(tx: PoolClient, run: any, type: Parameters<typeof recordEvent>[1]['type'], data: Record<string, unknown>, error?: string | null) {
+    return recordEvent(tx, { accountId: run.account_id, runId: run.id, workflowId: run.workflow_id, type, data, error: error ?? null, webhook: run.webhook });
+  }
+
+  /** Runs one node on this worker: claim with a lease, heartbeat, engine, then settle and queue the next advance. */
+  async executeNode(runId: string, nodeId: string): Promise<void> {
+    const claimed = (await this.db.query(
+      `UPDATE node_runs nr SET status = 'RUNNING', attempts = nr.attempts + 1, started_at = COALESCE(nr.started_at, now()),
+              lease_owner = $3, lease_expires_at = now() + make_interval(secs => $4)
+         FROM runs r
+        WHERE nr.run_id = $1 AND nr.node_id = $2 AND r.id = nr.run_id AND r.status = 'RUNNING'
+          AND (nr.status = 'QUEUED' OR (nr.status = 'RUNNING' AND nr.lease_expires_at < now()))
+        RETURNING nr.*, r.account_id, r.graph, r.timeout_seconds, r.cancel_after`,
+      [runId, nodeId, this.id, this.opts.leaseSeconds],
+    )).rows[0];
+    if (!claimed) return;
+    const key = `${runId}:${nodeId}`;
+    if (claimed.attempts > MAX_NODE_ATTEMPTS) {
+      await this.settleNode(claimed, 'FAILED', { error: `the node stopped its worker ${claimed.attempts - 1} times and was given up` });
+      return;
+    }
+    const node: GraphNode = (claimed.graph as Graph).nodes.find((n) => n.id === nodeId)!;
+    const mode = this.modeOf(node);
+    const ctl = new AbortController();
+    this.active.set(key, ctl);
+    const heartbeat = setInterval(() => {
+      this.db.query(`UPDATE node_runs SET lease_expires_at = now() + make_interval(secs => $4) WHERE run_id = $1 AND node_id = $2 AND status = 'RUNNING' AND lease_owner = $3 RETURNING node_id`,
+        [runId, nodeId, this.id, this.opts.leaseSeconds]).then((r) => { if (r.rowCount === 0) ctl.abort(new Error('lease lost')); }, () => {});
+    }, Math.max(250, (this.opts.leaseSeconds * 1000) / 3));
+    const deadline = Math.min(Date.now() + (mode.timeoutSeconds ?? 600) * 1000, claimed.cancel_after ? claimed.cancel_after.getTime() : Number.POSITIVE_INFINITY);
+    const timer = setTimeout(() => ctl.abort(new Error('timeout')), Math.max(0, deadline - Date.now()));
+    const tmpDir = path.join(this.opts.tmpRoot, `${runId}-${nodeId}-${claimed.attempts}`);
+    fs.mkdirSync(tmpDir, { recursive: true });
+    try {
+      const input = mapFileRefs(claimed.input, (id) => this.ownUrl(id)) as Record<string, unknown>;
+      const validated = this.catalog.validateInput(mode, input, { path: 'input' });
+      const outputs = await this.runner.run({
+        accountId: claimed.account_id, nodeType: node.type, subModelId: claimed.sub_model_id, input: validated, signal: ctl.signal, deadline, tmpDir,
+        logContext: { runId, nodeId },
+        onProgress: (f, message) => void this.db.query(`UPDATE node_runs SET logs = logs || $3::jsonb WHERE run_id = $1 AND node_id = $2 AND jsonb_array_length(logs) < 200`,
+          [runId, nodeId, JSON.stringify([{ at: new Date().toISOString(), progress: f, message: message ?? null }])]).catch(() => {}),
+      });
+      if (ctl.signal.aborted) throw ctl.signal.reason;
+      await this.db.tx(async (tx) => {
+        const stored = await this.runner.store(tx, claimed.account_id, runId, outputs);
+        await this.settleNodeIn(tx, claimed, 'COMPLETED', { output: stored });
+      });
+    } catch (err) {
+      const reason = ctl.signal.aborted ? (ctl.signal.reason as Error)?.message : undefined;
+      if (reason === 'canceled' || reason === 'lease lost' || reason === 'worker shutting down') return;
+      const message = reason === 'timeout' ? `timed out after ${mode.timeoutSeconds ?? 600} s` : err instanceof Error ? err.message : String(err);
+      if (!(err instanceof EngineInputError)) this.log.warn({ runId, nodeId, err }, 'workflow node failed');
+      await this.settleNode(claimed, 'FAILED', { error: message.slice(0, 2000) });
+    } finally {
+      clearInterval(heartbeat);
+      clearTimeout(timer);
+      this.active.delete(key);
+      fs.rm(tmpDir, { recursive: true, force: true }, () => {});
+    }
+  }
+
+  private settleNode(claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string }): Promise<void> {
+    return this.db.tx((tx) => this.settleNodeIn(tx, claimed, status, x));
+  }
+
+  /** Ends a node this worker ran, exactly once (guarded by state and lease), and queues the run's next advance. */
+  private async settleNodeIn(tx: PoolClient, claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string }): Promise<void> {
+    const before = (await tx.query(`SELECT reserved_microcredits FROM node_runs WHERE run_id = $1 AND node_id = $2 FOR UPDATE`, [claimed.run_id, claimed.node_id])).rows[0];
+    const r = await tx.query(
+      `UPDATE node_runs SET status = $3, output = $4, error = $5, finished_at = now(), lease_owner = NULL,
+              charged_microcredits = CASE WHEN $3 = 'COMPLETED' THEN reserved_microcredits ELSE 0 END, reserved_microcredits = 0
+        WHERE run_id = $1 AND node_id = $2 AND status = 'RUNNING' AND lease_owner = $6 RETURNING *`,
+      [claimed.run_id, claimed.node_id, status, x.output === undefined ? null : JSON.stringify(x.output), x.error ?? null, this.id],
+    );
+    if (!r.rows[0]) return; // canceled meanwhile, or another worker took over
+    const run = (await tx.query(`SELECT * FROM runs WHERE id = $1`, [claimed.run_id])).rows[0];
+    const held: bigint = before.reserved_microcredits;
+    if (status === 'COMPLETED') {
+      await capture(tx, run.account_id, held, run.id);
+      await tx.query(
+        `INSERT INTO node_cache (account_id, cache_key, node_type, output, workflow_id, source_run_id) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (account_id, cache_key) DO UPDATE SET output = EXCLUDED.output, workflow_id = EXCLUDED.workflow_id, source_run_id = EXCLUDED.source_run_id, created_at = now()`,
+        [run.account_id, claimed.cache_key, claimed.node_type, JSON.stringify(x.output), run.workflow_id, run.id],
+      );
+      await this.event(tx, run, 'node.completed', { nodeId: claimed.node_id, nodeType: claimed.node_type, status: 'COMPLETED', cached: false, output: (await renderOutput(this.files, x.output as never, tx)).output });
+    } else {
+      await release(tx, run.account_id, held, run.id, `node ${claimed.node_id} failed`);
+      await this.event(tx, run, 'node.failed', { nodeId: claimed.node_id, nodeType: claimed.node_type, status: 'FAILED' }, x.error);
+    }
+    await this.queue.enqueueRun(tx, run.id, 120);
+  }
+}

@@ -1,0 +1,138 @@
+import crypto from 'node:crypto';
+import type { Db } from '../db/pool.js';
+import { CHANNELS, notify } from '../db/notifier.js';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
+import { release, reserve } from '../billing/ledger.js';
+import { estimateNodes } from '../catalog/estimate.js';
+import type { Catalog } from '../catalog/catalog.js';
+import { parseWebhookConfig } from '../events/webhookConfig.js';
+import { WORKFLOW_RUN_EVENTS } from '../events/types.js';
+import { recordEvent } from '../events/outbox.js';
+import type { JobQueue } from '../queue/queue.js';
+import type { NodeRunService } from '../runs/service.js';
+import { resolveRequestValues } from './inputs.js';
+import type { WorkflowService } from './service.js';
+import type { Graph } from './types.js';
+
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+const STATUSES = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'];
+
+/** Workflow runs: priced with the estimate function, reserved, and handed to the executor through the queue. */
+export class WorkflowRunService {
+  constructor(
+    private readonly db: Db,
+    private readonly catalog: Catalog,
+    private readonly workflows: WorkflowService,
+    private readonly queue: JobQueue,
+    private readonly nodeRuns: NodeRunService,
+  ) {}
+
+  async create(c: { accountId: string; workflowId: string; values?: unknown; webhook?: unknown; idempotencyKey?: string; cancelAfterSeconds?: number }) {
+    const row = await this.workflows.getRow(c.accountId, c.workflowId);
+    const graph: Graph = row.graph;
+    this.workflows.check(graph, true);
+    const values = resolveRequestValues(graph, c.values);
+    const webhook = parseWebhookConfig(c.webhook, WORKFLOW_RUN_EVENTS);
+    const modelNodes = graph.nodes.filter((n) => n.type !== 'request' && n.type !== 'response');
+    for (const n of modelNodes) {
+      const m = this.catalog.model(n.type)!;
+      const mode = n.subModelId ? m.modes.find((x) => x.subModelId === n.subModelId)! : m.modes[0]!;
+      const a = this.catalog.availability(m, mode);
+      if (!a.available) throw new AppError('MODEL_UNAVAILABLE', `node ${n.id} (${n.type}) cannot run on this server: ${a.reason ?? 'unavailable'}. Nothing was charged.`);
+    }
+    // The same function as POST /v1/workflows/estimate-credits, over the same nodes: the run costs its estimate.
+    const prices = estimateNodes(this.catalog, modelNodes.map((n) => ({ type: n.type, subModelId: n.subModelId, data: n.data })), 'nodes');
+    const total = prices.reduce((s, p) => s + BigInt(p.microcredits), 0n);
+    const requestHash = crypto.createHash('sha256').update(canonical({ workflowId: row.id, values: c.values ?? {}, webhook: c.webhook ?? null, graph })).digest('hex');
+
+    return this.db.tx(async (tx) => {
+      const runId = newId('run');
+      if (c.idempotencyKey !== undefined) {
+        const existing = await this.nodeRuns.claimIdempotencyKey(tx, c.accountId, c.idempotencyKey, 'workflow-run', requestHash, runId);
+        if (existing) return { run: (await tx.query(`SELECT * FROM runs WHERE id = $1`, [existing])).rows[0], replayed: true };
+      }
+      const run = (await tx.query(
+        `INSERT INTO runs (id, account_id, kind, workflow_id, status, input, estimated_microcredits, reserved_microcredits, webhook, cancel_after, graph)
+         VALUES ($1, $2, 'workflow', $3, 'QUEUED', $4, $5, $5, $6, CASE WHEN $7::int IS NULL THEN NULL ELSE now() + make_interval(secs => $7) END, $8) RETURNING *`,
+        [runId, c.accountId, row.id, values, total, webhook, c.cancelAfterSeconds ?? null, graph],
+      )).rows[0];
+      for (const [i, n] of modelNodes.entries()) {
+        await tx.query(
+          `INSERT INTO node_runs (run_id, node_id, node_type, sub_model_id, status, estimated_microcredits, reserved_microcredits) VALUES ($1, $2, $3, $4, 'PENDING', $5, $5)`,
+          [runId, n.id, n.type, n.subModelId, prices[i]!.microcredits],
+        );
+      }
+      await reserve(tx, c.accountId, total, runId);
+      await this.queue.enqueueRun(tx, runId, 120);
+      return { run, replayed: false };
+    });
+  }
+
+  async get(accountId: string, runId: string): Promise<{ run: any; nodes: any[] }> {
+    const run = await this.nodeRuns.get(accountId, runId, 'workflow');
+    const nodes = (await this.db.query(`SELECT * FROM node_runs WHERE run_id = $1`, [runId])).rows;
+    return { run, nodes };
+  }
+
+  async batch(accountId: string, ids: string[]): Promise<Array<{ run: any; nodes: any[] }>> {
+    const runs = (await this.db.query(`SELECT * FROM runs WHERE id = ANY($1) AND account_id = $2`, [ids, accountId])).rows;
+    const nodes = (await this.db.query(`SELECT * FROM node_runs WHERE run_id = ANY($1)`, [runs.map((r) => r.id)])).rows;
+    const order = new Map(ids.map((id, i) => [id, i]));
+    return runs.sort((a, b) => order.get(a.id)! - order.get(b.id)!).map((run) => ({ run, nodes: nodes.filter((n) => n.run_id === run.id) }));
+  }
+
+  async list(accountId: string, f: { cursor?: string; limit: number; status?: string; workflowId?: string }) {
+    if (f.status !== undefined && !STATUSES.includes(f.status)) throw new AppError('VALIDATION_ERROR', `status must be one of ${STATUSES.join(', ')}`, { details: [{ path: 'query.status', message: 'is not a run status' }] });
+    let after: [string | null, string | null] = [null, null];
+    if (f.cursor !== undefined) {
+      try {
+        const [t, id] = JSON.parse(Buffer.from(f.cursor, 'base64url').toString());
+        if (Number.isNaN(new Date(t).getTime()) || typeof id !== 'string') throw new Error();
+        after = [t, id];
+      } catch {
+        throw new AppError('VALIDATION_ERROR', 'cursor is not one this API returned', { details: [{ path: 'query.cursor', message: 'is invalid' }] });
+      }
+    }
+    const rows = (await this.db.query(
+      `SELECT * FROM runs WHERE account_id = $1 AND kind = 'workflow' AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR workflow_id = $3)
+         AND ($4::timestamptz IS NULL OR (created_at, id) < ($4, $5)) ORDER BY created_at DESC, id DESC LIMIT $6`,
+      [accountId, f.status ?? null, f.workflowId ?? null, after[0], after[1], f.limit + 1],
+    )).rows;
+    const page = rows.slice(0, f.limit);
+    const last = page.at(-1);
+    return { runs: page, nextCursor: rows.length > f.limit && last ? Buffer.from(JSON.stringify([last.created_at.toISOString(), last.id])).toString('base64url') : null };
+  }
+
+  /** Cancels queued nodes at once, tells workers to abort running ones, and refunds everything not yet charged. */
+  async cancel(accountId: string, runId: string, reason = 'canceled by request'): Promise<void> {
+    await this.nodeRuns.get(accountId, runId, 'workflow');
+    await this.cancelById(runId, reason);
+  }
+
+  async cancelById(runId: string, reason: string): Promise<boolean> {
+    return this.db.tx(async (tx) => {
+      const run = (await tx.query(`SELECT * FROM runs WHERE id = $1 FOR UPDATE`, [runId])).rows[0];
+      if (!run || !['QUEUED', 'RUNNING'].includes(run.status)) return false;
+      const stopped = (await tx.query(
+        `UPDATE node_runs n SET status = 'CANCELED', finished_at = now(), lease_owner = NULL, reserved_microcredits = 0
+           FROM (SELECT node_id, status AS was, reserved_microcredits AS held FROM node_runs WHERE run_id = $1 FOR UPDATE) o
+          WHERE n.run_id = $1 AND n.node_id = o.node_id AND o.was IN ('PENDING', 'QUEUED', 'RUNNING')
+          RETURNING n.node_id, o.was, o.held`, [runId],
+      )).rows;
+      const held = stopped.reduce((s, r) => s + (r.held as bigint), 0n);
+      await release(tx, run.account_id, held, runId, 'canceled');
+      const counts = (await tx.query(`SELECT count(*) FILTER (WHERE status = 'COMPLETED')::int AS c, count(*) FILTER (WHERE status = 'FAILED')::int AS f, COALESCE(sum(charged_microcredits), 0)::bigint AS charged FROM node_runs WHERE run_id = $1`, [runId])).rows[0];
+      await tx.query(`UPDATE runs SET status = 'CANCELED', error = $2, finished_at = now(), reserved_microcredits = 0, charged_microcredits = $3 WHERE id = $1`, [runId, reason, counts.charged]);
+      for (const r of stopped) if (r.was === 'RUNNING') await notify(tx, CHANNELS.cancel, `${runId}:${r.node_id}`);
+      await recordEvent(tx, { accountId: run.account_id, runId, workflowId: run.workflow_id, type: 'run.canceled', data: { status: 'CANCELED', completedNodes: counts.c, failedNodes: counts.f }, error: reason, webhook: run.webhook });
+      await notify(tx, CHANNELS.runEnded, runId);
+      return true;
+    });
+  }
+}
