@@ -122,3 +122,33 @@ test('word_count counts by Unicode rules', async () => {
   const empty = await run(wordCountEngine, { text: '' });
   assert.equal(num(empty, 'words'), 0);
 });
+
+test('long texts are segmented in pieces: fast, and counted exactly as one whole pass would', async () => {
+  const sample = 'Café ☕ costs 3.50 € — “Really?” she asked. Yes!\nNew line 日本語の文です。 Next sentence here. ';
+  // Up to a few kB V8 segments the whole string quickly, so it is the reference for the pieced pass.
+  const reference = sample.repeat(40);
+  const whole = (g: 'grapheme' | 'word' | 'sentence') => [...new Intl.Segmenter(undefined, { granularity: g }).segment(reference)];
+  const stats = num(await run(wordCountEngine, { text: reference }), 'words');
+  assert.equal(stats, whole('word').filter((s) => s.isWordLike).length);
+  const chars = num(await run(wordCountEngine, { text: reference }), 'characters');
+  assert.equal(chars, whole('grapheme').length);
+  const oneLine = reference.replace(/\n/g, ' ');
+  const sentences = texts(await run(splitTextEngine, { text: oneLine, mode: 'sentences', max_items: 10_000 }));
+  assert.deepEqual(sentences, [...new Intl.Segmenter(undefined, { granularity: 'sentence' }).segment(oneLine)].map((s) => s.segment.trim()).filter(Boolean));
+
+  const big = sample.repeat(3000); // ~260 kB: a single Intl.Segmenter pass would take minutes
+  const started = Date.now();
+  const out = await run(wordCountEngine, { text: big });
+  assert.equal(num(out, 'words'), stats / 40 * 3000);
+  const split = await run(splitTextEngine, { text: big.replace(/\n/g, ' '), mode: 'words', max_items: 10_000_000 });
+  assert.equal(num(split, 'count'), stats / 40 * 3000);
+  assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
+});
+
+test('markdown_to_html stays fast on pathological input (unclosed brackets, backticks, emphasis)', async () => {
+  for (const unit of ['[a ', '`a ', '**a *b ', '[x](http://a ', '_a ']) {
+    const started = Date.now();
+    await run(markdownEngine, { text: unit.repeat(40_000) });
+    assert.ok(Date.now() - started < 1500, `"${unit}" × 40000 took ${Date.now() - started} ms`);
+  }
+});

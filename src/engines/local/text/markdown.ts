@@ -27,14 +27,15 @@ export function renderInline(src: string): string {
   // Backslash escapes and code spans first: their content is literal.
   s = s.replace(/\\([\\`*_{}[\]()#+\-.!~|<>])/g, (_, c: string) => park(escapeHtml(c)));
   s = s.replace(/(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/g, (_, _t: string, code: string) => park(`<code>${escapeHtml(code.trim() ? code.replace(/^ (.*) $/s, '$1') : code)}</code>`));
-  // Autolinks <https://…> and images/links, whose text gets inline markup of its own.
+  // Autolinks <https://…> and images/links, whose text gets inline markup of its own. Link text may not
+  // contain brackets: that keeps every scan short (an unclosed "[" would otherwise rescan to the end).
   s = s.replace(/<((?:https?:\/\/|mailto:)[^\s<>]+)>/g, (_, url: string) => park(`<a href="${escapeHtml(url)}">${escapeHtml(url.replace(/^mailto:/, ''))}</a>`));
-  s = s.replace(/!\[([^\]]*)\]\(([^()\s]+)(?:\s+"([^"]*)")?\)/g, (whole, alt: string, url: string, title?: string) => {
+  s = s.replace(/!\[([^[\]]*)\]\(([^()\s]+)(?:\s+"([^"]*)")?\)/g, (whole, alt: string, url: string, title?: string) => {
     const href = safeUrl(url);
     if (!href) return park(escapeHtml(alt));
     return park(`<img src="${escapeHtml(href)}" alt="${escapeHtml(alt)}"${title ? ` title="${escapeHtml(title)}"` : ''}>`);
   });
-  s = s.replace(/\[([^\]]+)\]\(([^()\s]*)(?:\s+"([^"]*)")?\)/g, (_, text: string, url: string, title?: string) => {
+  s = s.replace(/\[([^[\]]+)\]\(([^()\s]*)(?:\s+"([^"]*)")?\)/g, (_, text: string, url: string, title?: string) => {
     const inner = renderInline(text);
     const href = safeUrl(url);
     if (href === undefined) return park(inner);

@@ -1,4 +1,5 @@
 import { EngineInputError, type Engine } from '../../types.js';
+import { segments } from './segments.js';
 import { asText, textOutput, unescapeSeparator } from './values.js';
 
 export const SPLIT_MODES = ['lines', 'paragraphs', 'sentences', 'words', 'separator', 'chunks'] as const;
@@ -21,7 +22,8 @@ function chunk(text: string, size: number): string[] {
 }
 
 /**
- * Text → list of texts. Sentences and words use the ICU segmenter built into Node (Intl.Segmenter), so
+ * Text → list of texts. Sentences and words use the ICU segmenter built into Node (Intl.Segmenter, in
+ * pieces: see segments.ts), so
  * abbreviations, CJK text and punctuation are handled by Unicode rules rather than a regex. A separator
  * is literal text, never a regular expression (user regexes could stall the process).
  */
@@ -35,10 +37,10 @@ export function splitText(text: string, mode: SplitMode, opts: { separator?: str
       parts = text.split(/\r?\n[ \t]*\r?\n/);
       break;
     case 'sentences':
-      parts = [...new Intl.Segmenter(undefined, { granularity: 'sentence' }).segment(text)].map((s) => s.segment);
+      parts = [...segments(text, 'sentence')].map((s) => s.segment);
       break;
     case 'words':
-      parts = [...new Intl.Segmenter(undefined, { granularity: 'word' }).segment(text)].filter((s) => s.isWordLike).map((s) => s.segment);
+      parts = [...segments(text, 'word')].filter((s) => s.isWordLike).map((s) => s.segment);
       break;
     case 'separator': {
       const sep = unescapeSeparator(opts.separator ?? '');

@@ -1,4 +1,5 @@
 import type { Engine } from '../../types.js';
+import { segments } from './segments.js';
 import { asText, textOutput } from './values.js';
 
 /** Average silent reading speed of adults in English, words per minute (Brysbaert, 2019). */
@@ -16,7 +17,7 @@ export interface TextStats {
 
 /** Counts by Unicode rules (Intl.Segmenter): characters are graphemes, words are word-like segments. */
 export function textStats(text: string): TextStats {
-  const seg = (granularity: 'grapheme' | 'word' | 'sentence') => new Intl.Segmenter(undefined, { granularity }).segment(text);
+  const seg = (granularity: 'grapheme' | 'word' | 'sentence') => segments(text, granularity);
   let characters = 0;
   let charactersNoSpaces = 0;
   for (const g of seg('grapheme')) {
