@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { EngineOutputs, FileOutput, OutputValue } from '../../../src/engines/types.js';
-import { decodeWav, readWavInfo, type WavInfo } from '../../../src/engines/local/audio/wav.js';
+import { decodeWav, encodeWav16, readWavInfo, type WavInfo } from '../../../src/engines/local/audio/wav.js';
 
 /** The file outputs under `result`, asserting there is at least one. */
 export function resultFiles(out: EngineOutputs): FileOutput[] {
@@ -51,4 +51,13 @@ export function zeroCrossingHz(file: FileOutput, from = 0, to = Infinity): numbe
   let crossings = 0;
   for (let i = a + 1; i < b; i++) if ((ch[i - 1]! < 0) !== (ch[i]! < 0)) crossings++;
   return crossings / 2 / ((b - a) / sampleRate);
+}
+
+/** A sine tone as a 16-bit WAV: test input that needs no fixture file. */
+export function sineWav(hz: number, seconds: number, opts: { sampleRate?: number; channels?: number; amplitude?: number } = {}): Buffer {
+  const rate = opts.sampleRate ?? 44100;
+  const frames = Math.round(seconds * rate);
+  const ch = new Float32Array(frames);
+  for (let i = 0; i < frames; i++) ch[i] = (opts.amplitude ?? 0.5) * Math.sin((2 * Math.PI * hz * i) / rate);
+  return encodeWav16(Array.from({ length: opts.channels ?? 1 }, () => ch), rate);
 }

@@ -1,8 +1,15 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { EngineError, EngineInputError, type EngineContext, type FileOutput } from '../../types.js';
+import { EngineError, EngineInputError, type Availability, type EngineContext, type FileOutput } from '../../types.js';
 import { ffmpegInfo, runBinary, runFfmpeg } from '../ffmpeg.js';
 import { readWavInfo } from './wav.js';
+
+export const ffmpegRequirement = 'ffmpeg: the Debian package ffmpeg, or the static build from npm @ffmpeg-installer/ffmpeg';
+
+/** For engines that need nothing but ffmpeg. */
+export async function ffmpegAvailability(): Promise<Availability> {
+  return ffmpegInfo() ? { available: true } : { available: false, reason: 'ffmpeg is not available: install the Debian package ffmpeg, or run npm ci' };
+}
 
 /** What ffmpeg found in an input: enough to choose filters and to refuse unreadable files early. */
 export interface AudioProbe {

@@ -206,10 +206,11 @@ function writeDrums(track: Track, mood: MoodProfile, bars: number, add: Add, rng
         for (let i = 1; i < 8; i += 2) add(track, SHAKER, t0 + i * 0.5, 0.3, v * 0.3);
         if (bar % 2 === 1) add(track, TOM_LO, t0 + 3.5, 0.5, v * 0.5);
         break;
-      default:
+      case 'soft':
         add(track, SIDE_STICK, t0 + 1, 0.5, v * 0.5);
         add(track, SIDE_STICK, t0 + 3, 0.5, v * 0.5);
         for (let i = 0; i < 4; i++) add(track, RIDE, t0 + i, 0.5, v * 0.4);
+        break;
     }
     if (fillBar) for (let i = 0; i < 4; i++) add(track, mood.drums === 'epic' ? TOM_LO : SNARE, t0 + 3 + i * 0.25, 0.25, v * (0.6 + i * 0.1));
   }

@@ -30,28 +30,9 @@ export class Scale {
     return 12 * (baseOctave + 1 + octave) + this.tonic + step;
   }
 
-  /** Scale degree (any octave) whose note is nearest to a MIDI pitch, preferring the lower one. */
-  degreeNear(pitch: number, baseOctave: number): number {
-    let best = 0;
-    let bestDist = Infinity;
-    for (let d = -21; d <= 28; d++) {
-      const dist = Math.abs(this.note(d, baseOctave) - pitch);
-      if (dist < bestDist) {
-        best = d;
-        bestDist = dist;
-      }
-    }
-    return best;
-  }
-
   /** The chord on a degree: triad (3 notes) or seventh (4), as degrees relative to the scale. */
   chordDegrees(root: number, size: 3 | 4): number[] {
     return Array.from({ length: size }, (_, i) => root + 2 * i);
-  }
-
-  /** Pitch classes (0..11) of a chord, for checking whether a melody note is a chord tone. */
-  chordPitchClasses(root: number, size: 3 | 4): Set<number> {
-    return new Set(this.chordDegrees(root, size).map((d) => this.note(d, 4) % 12));
   }
 }
 
@@ -74,6 +55,10 @@ export function voiceLead(pitchClasses: number[], previous: number[] | undefined
       }
       if (voicing[n - 1]! <= high + 4) candidates.push(voicing);
     }
+  }
+  if (candidates.length === 0) {
+    // Cannot happen for the registers compose.ts uses (an octave or more wide); root position as a fallback.
+    return pitchClasses.map((pc, i) => low + ((pc - low) % 12 + 12) % 12 + (i > 0 && pc < pitchClasses[0]! ? 12 : 0));
   }
   if (!previous) return candidates.sort((a, b) => Math.abs(a[0]! - (low + high) / 2) - Math.abs(b[0]! - (low + high) / 2))[0]!;
   const cost = (v: number[]) => v.reduce((s, p, i) => s + Math.abs(p - (previous[Math.min(i, previous.length - 1)] ?? p)), 0);
