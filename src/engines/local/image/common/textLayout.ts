@@ -32,8 +32,8 @@ export function wrapText(g: SKRSContext2D, text: string, maxWidth: number): stri
 }
 
 /**
- * The largest font size (between min and max) at which `text` wraps into the box, found by bisection.
- * `setFont(px)` must set g.font for a size.
+ * The largest font size (between min and max) at which `text` wraps into the box without splitting a
+ * word, found by bisection (fit is monotonic in the size). `setFont(px)` must set g.font for a size.
  */
 export function fitFontSize(
   g: SKRSContext2D, text: string, box: { width: number; height: number }, setFont: (px: number) => void,
@@ -46,7 +46,8 @@ export function fitFontSize(
     const mid = Math.floor((lo + hi) / 2);
     setFont(mid);
     const lines = wrapText(g, text, box.width);
-    if (lines.length * mid * opts.lineHeight <= box.height) {
+    const wordsFit = text.split(/\s+/).every((w) => g.measureText(w).width <= box.width);
+    if (wordsFit && lines.length * mid * opts.lineHeight <= box.height) {
       best = { size: mid, lines };
       lo = mid;
     } else {
