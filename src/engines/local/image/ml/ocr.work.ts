@@ -26,7 +26,8 @@ function tesseract(): Promise<Tesseract.Worker> {
 export async function recognize(bytes: Uint8Array, psm: number): Promise<{ text: string; words: OcrWord[]; confidence: number; annotated: Uint8Array }> {
   const w = await tesseract();
   const { png, factor } = await prepareForOcr(bytes);
-  await w.setParameters({ tessedit_pageseg_mode: String(psm) as Tesseract.PSM });
+  // Decoded pixels carry no trustworthy DPI; tesseract's guess is noisy (and logged), so state the usual 300.
+  await w.setParameters({ tessedit_pageseg_mode: String(psm) as Tesseract.PSM, user_defined_dpi: '300' });
   const r = await w.recognize(png, {}, { text: true, blocks: true });
   const words: OcrWord[] = [];
   for (const block of r.data.blocks ?? []) {
