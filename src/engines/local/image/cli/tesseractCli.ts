@@ -56,7 +56,7 @@ export const tesseractCliEngine = localEngine({
     await fs.writeFile(input, png);
     ctx.progress(0.2, 'running tesseract');
     // One pass writes both the plain text and the word table.
-    await runBinary('tesseract', [input, base, '-l', 'eng', '--psm', String(psm), 'txt', 'tsv'], {
+    await runBinary('tesseract', [input, base, '-l', 'eng', '--psm', String(psm), '--dpi', '300', 'txt', 'tsv'], {
       signal: ctx.signal, timeoutMs: Math.max(5_000, ctx.deadline - Date.now()),
     });
     const text = (await fs.readFile(`${base}.txt`, 'utf8')).trim();
