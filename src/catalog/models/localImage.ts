@@ -30,7 +30,7 @@ const perImage = { kind: 'per_unit' as const, unit: 'image' as const, microcredi
 const numImages = (): FieldSpec => f.integer('num_images', 'How many pictures (consecutive seeds)', { min: 1, max: 4, default: 1 });
 const size = (name: 'width' | 'height', def: number): FieldSpec => f.integer(name, `Output ${name} in pixels`, { min: 64, max: 4096, default: def });
 const ocrLayout = (): FieldSpec => f.select('layout', 'How the text is laid out: auto (pages, columns), single_block, single_line, or sparse (scattered words, e.g. signs)', OCR_LAYOUTS);
-const ocrOutputs: OutputSpec[] = [{ name: 'output', dataType: 'text' }, { name: 'words', dataType: 'text' }, { name: 'result', dataType: 'image' }];
+const ocrOutputs: OutputSpec[] = [{ name: 'output', dataType: 'text' }, { name: 'boxes', dataType: 'text' }, { name: 'result', dataType: 'image' }];
 
 /** A single-mode model: the sub-model id is the nodeType in kebab-case. */
 function single(m: Omit<ModelDef, 'modes' | 'provider'> & { mode: Omit<ModeDef, 'subModelId'> }): ModelDef {
@@ -272,21 +272,30 @@ export const models: ModelDef[] = [
       outputs: image, pricing: { kind: 'flat', microcredits: 8000 }, engine: { engine: 'imgly-background-removal' }, timeoutSeconds: 180,
     },
   }),
-  single({
+  {
     nodeType: 'ocr_image',
-    name: 'OCR (tesseract.js)',
-    description: 'Reads English text in an image with Tesseract’s LSTM recogniser compiled to WebAssembly (tesseract.js, bundled English data). Returns the text, the words with boxes and confidences as JSON text, and the image with the words boxed.',
-    category: 'image', icon: 'scan-text', accent: '#eab308',
-    mode: {
-      label: 'Image to text', category: 'image-to-text',
-      fields: [f.image(), ocrLayout()],
-      outputs: ocrOutputs, pricing: { kind: 'flat', microcredits: 5000 }, engine: { engine: 'tesseract-js' }, timeoutSeconds: 120,
-    },
-  }),
+    name: 'OCR',
+    description: 'Reads text in an image locally with one of two engines: Tesseract’s LSTM recogniser compiled to WebAssembly (tesseract.js, English; word boxes; best on documents and screenshots) or PaddleOCR PP-OCRv4 on onnxruntime (Chinese and English; line boxes; better on photos and signs). Returns the text, the boxes with confidences as JSON text, and the image with the boxes drawn.',
+    category: 'image', icon: 'scan-text', accent: '#eab308', provider: 'local',
+    modes: [
+      {
+        subModelId: 'ocr-image-tesseract', label: 'Tesseract (tesseract.js)', category: 'image-to-text',
+        description: 'tesseract.js with the bundled English best_int data; word-level boxes.',
+        fields: [f.image(), ocrLayout()],
+        outputs: ocrOutputs, pricing: { kind: 'flat', microcredits: 5000 }, engine: { engine: 'tesseract-js' }, timeoutSeconds: 120,
+      },
+      {
+        subModelId: 'ocr-image-paddle', label: 'PaddleOCR (PP-OCRv4)', category: 'image-to-text',
+        description: 'PaddleOCR PP-OCRv4 detection and recognition (@gutenye/ocr-node); line-level boxes.',
+        fields: [f.image()],
+        outputs: ocrOutputs, pricing: { kind: 'flat', microcredits: 5000 }, engine: { engine: 'paddle-ocr' }, timeoutSeconds: 120,
+      },
+    ],
+  },
   single({
     nodeType: 'tesseract_ocr',
     name: 'OCR (Tesseract)',
-    description: 'Reads English text with the system’s Tesseract OCR engine (Debian packages tesseract-ocr and tesseract-ocr-eng). Returns the text, the words with boxes as JSON text, and the image with the words boxed.',
+    description: 'Reads English text with the system’s Tesseract OCR engine (Debian packages tesseract-ocr and tesseract-ocr-eng). Returns the text, the word boxes with confidences as JSON text, and the image with the words boxed.',
     category: 'image', icon: 'scan-text', accent: '#ca8a04',
     mode: {
       label: 'Image to text', category: 'image-to-text',

@@ -3,7 +3,8 @@ import { after, describe, it } from 'node:test';
 import { closeThreadPools } from '../../../src/engines/local/threads.js';
 import { parseTsv, tesseractCliEngine } from '../../../src/engines/local/image/cli/tesseractCli.js';
 import { ocrEngine } from '../../../src/engines/local/image/ml/ocr.js';
-import type { OcrWord } from '../../../src/engines/local/image/ml/ocrWords.js';
+import { paddleOcrEngine } from '../../../src/engines/local/image/ml/paddleOcr.js';
+import type { OcrBox } from '../../../src/engines/local/image/ml/ocrWords.js';
 import { files, meta, png, run, text, textPng } from './fixtures.js';
 
 after(() => closeThreadPools());
@@ -12,7 +13,8 @@ const picture = textPng(['Invoice 2048 paid', 'Quick brown fox'], 640);
 function checkWords(out: Awaited<ReturnType<typeof run>>['out']) {
   const recognised = text(out).toLowerCase();
   for (const w of ['invoice', '2048', 'paid', 'quick', 'brown', 'fox']) assert.ok(recognised.includes(w), `"${w}" in ${JSON.stringify(recognised)}`);
-  const { words } = JSON.parse(text(out, 'words')) as { words: OcrWord[] };
+  const { boxes: words, unit } = JSON.parse(text(out, 'boxes')) as { boxes: OcrBox[]; unit: string };
+  assert.equal(unit, 'word');
   const invoice = words.find((w) => w.text.toLowerCase().includes('invoice'))!;
   // The first line is drawn from x=24 around y=55 (see textPng).
   assert.ok(invoice.box.x >= 15 && invoice.box.x <= 35, `box x ${invoice.box.x}`);
@@ -32,6 +34,18 @@ describe('OCR engines', () => {
     const { out: line } = await run(ocrEngine, { image_url: png(textPng(['HELLO 42'], 320)), layout: 'single_line' });
     t.diagnostic(`tesseract.js warm call: ${Date.now() - again} ms`);
     assert.match(text(line), /HELLO 42/);
+  });
+
+  it('ocr_image (PaddleOCR) reads the drawn lines with line boxes', async (t) => {
+    const started = Date.now();
+    const { out } = await run(paddleOcrEngine, { image_url: png(picture) });
+    t.diagnostic(`PaddleOCR first call (loads the model): ${Date.now() - started} ms`);
+    assert.deepEqual(text(out).split('\n'), ['Invoice 2048 paid', 'Quick brown fox']);
+    const { boxes, unit } = JSON.parse(text(out, 'boxes')) as { boxes: OcrBox[]; unit: string };
+    assert.equal(unit, 'line');
+    assert.ok(boxes[0]!.box.x >= 15 && boxes[0]!.box.x <= 35 && boxes[0]!.box.y < boxes[1]!.box.y);
+    assert.ok(boxes.every((b) => b.confidence > 80));
+    assert.equal(files(out).length, 1);
   });
 
   it('tesseract_ocr (Debian tesseract) reads the same words', async (t) => {

@@ -15,6 +15,7 @@ import { facesEngine } from './ml/faces.js';
 import { moderationEngine } from './ml/moderation.js';
 import { objectsEngine } from './ml/objects.js';
 import { ocrEngine } from './ml/ocr.js';
+import { paddleOcrEngine } from './ml/paddleOcr.js';
 import { patternEngine } from './procedural/pattern.js';
 import { posterEngine } from './procedural/poster.js';
 import { qrEngine } from './procedural/qrCode.js';
@@ -23,6 +24,6 @@ import { qrEngine } from './procedural/qrCode.js';
 export const imageEngines: Engine[] = [
   cropEngine, resizeEngine, convertEngine, adjustEngine, blurEngine, compositeEngine, textOverlayEngine, paletteEngine,
   posterEngine, qrEngine, patternEngine,
-  esrganEngine, backgroundRemovalEngine, ocrEngine, objectsEngine, facesEngine, moderationEngine, describeEngine,
+  esrganEngine, backgroundRemovalEngine, ocrEngine, paddleOcrEngine, objectsEngine, facesEngine, moderationEngine, describeEngine,
   tesseractCliEngine,
 ];

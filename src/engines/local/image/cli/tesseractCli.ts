@@ -8,7 +8,7 @@ import { str } from '../common/inputs.js';
 import { fetchImage } from '../common/media.js';
 import { OCR_WORK, ocrOutputs, psmOf } from '../ml/ocr.js';
 import { prepareForOcr } from '../ml/ocrPrepare.js';
-import type { OcrWord } from '../ml/ocrWords.js';
+import type { OcrBox } from '../ml/ocrWords.js';
 
 const INSTALL = 'install the Debian packages tesseract-ocr and tesseract-ocr-eng';
 
@@ -24,8 +24,8 @@ async function probe(): Promise<Availability> {
 }
 
 /** Words (level 5 rows) from tesseract's TSV output, scaled back to input pixels. */
-export function parseTsv(tsv: string, factor: number): OcrWord[] {
-  const words: OcrWord[] = [];
+export function parseTsv(tsv: string, factor: number): OcrBox[] {
+  const words: OcrBox[] = [];
   for (const line of tsv.split('\n').slice(1)) {
     const cols = line.split('\t');
     if (cols.length < 12 || cols[0] !== '5') continue;
@@ -65,6 +65,6 @@ export const tesseractCliEngine = localEngine({
     ctx.progress(0.8, 'drawing boxes');
     const annotated = await runInThread<Uint8Array>('image-canvas', OCR_WORK, 'annotateWords', [img.bytes, words], { signal: ctx.signal })
       .catch((e: unknown) => rethrowAborted(ctx, e));
-    return ocrOutputs({ text, words, confidence, annotated });
+    return ocrOutputs({ text, words, confidence, annotated }, 'word');
   },
 });

@@ -7,7 +7,7 @@ import type { PaletteColor } from '../edit/palette.work.js';
 import { describeScene } from './describeSentence.js';
 import { HUMAN_PACKAGES, VISION_WORK } from './objects.js';
 import { OCR_WORK } from './ocr.js';
-import type { OcrWord } from './ocrWords.js';
+import type { OcrBox } from './ocrWords.js';
 import type { DetectedObject, FaceAnalysis } from './vision.work.js';
 
 const PALETTE_WORK = new URL('../edit/palette.work.ts', import.meta.url).href;
@@ -28,7 +28,7 @@ export const describeEngine = localEngine({
     const opts = { signal: ctx.signal };
     const [scene, ocr, colors] = await Promise.all([
       runInThread<{ objects: DetectedObject[]; faces: FaceAnalysis[] }>('tfjs', VISION_WORK, 'sceneSignals', [img.bytes, 0.35], opts),
-      runInThread<{ words: OcrWord[] }>('ocr', OCR_WORK, 'recognize', [img.bytes, 3], opts),
+      runInThread<{ words: OcrBox[] }>('ocr', OCR_WORK, 'recognize', [img.bytes, 3], opts),
       runInThread<PaletteColor[]>('image-canvas', PALETTE_WORK, 'extractPalette', [img.bytes, 5], opts),
     ]).catch((e: unknown) => rethrowAborted(ctx, e));
     const facts = { width: img.width, height: img.height, objects: scene.objects, faces: scene.faces, words: ocr.words, colors };

@@ -1,6 +1,6 @@
 import type { PaletteColor } from '../edit/palette.work.js';
 import { colorName } from './colorNames.js';
-import type { OcrWord } from './ocrWords.js';
+import type { OcrBox } from './ocrWords.js';
 import type { DetectedObject, FaceAnalysis } from './vision.work.js';
 
 /**
@@ -12,7 +12,7 @@ export interface SceneFacts {
   height: number;
   objects: DetectedObject[];
   faces: FaceAnalysis[];
-  words: OcrWord[];
+  words: OcrBox[];
   colors: PaletteColor[];
 }
 

@@ -4,15 +4,18 @@ import { asBuffer } from '../common/buffers.js';
 import { localEngine, rethrowAborted } from '../common/engine.js';
 import { str } from '../common/inputs.js';
 import { fetchImage, imageOutput } from '../common/media.js';
-import { PSM_MODES, type OcrWord } from './ocrWords.js';
+import { PSM_MODES, type OcrBox } from './ocrWords.js';
 
 export const OCR_WORK = new URL('./ocr.work.ts', import.meta.url).href;
 
-/** The outputs both OCR engines give: plain text, the words with boxes (JSON text), and a boxed image. */
-export async function ocrOutputs(r: { text: string; words: OcrWord[]; confidence: number; annotated: Uint8Array }) {
+/**
+ * The outputs every OCR engine gives: plain text, the boxes (words for Tesseract, lines for PaddleOCR)
+ * with their text and confidence as JSON text, and the image with the boxes drawn.
+ */
+export async function ocrOutputs(r: { text: string; words: OcrBox[]; confidence: number; annotated: Uint8Array }, unit: 'word' | 'line') {
   return {
     output: { kind: 'text' as const, text: r.text },
-    words: { kind: 'text' as const, text: JSON.stringify({ confidence: r.confidence, words: r.words }, null, 2) },
+    boxes: { kind: 'text' as const, text: JSON.stringify({ confidence: r.confidence, unit, boxes: r.words }, null, 2) },
     result: [await imageOutput(asBuffer(r.annotated), 'ocr-boxes.png')],
   };
 }
@@ -24,7 +27,7 @@ export function psmOf(input: Record<string, unknown>): number {
   return psm;
 }
 
-/** ocr_image: English text recognition with tesseract.js (Tesseract LSTM compiled to WASM). */
+/** ocr_image, tesseract mode: English text recognition with tesseract.js (Tesseract LSTM compiled to WASM). */
 export const ocrEngine = localEngine({
   id: 'tesseract-js',
   requirements: ['npm: tesseract.js', 'npm: @tesseract.js-data/eng'],
@@ -33,8 +36,8 @@ export const ocrEngine = localEngine({
     const img = await fetchImage(ctx, str(req.input, 'image_url'));
     const psm = psmOf(req.input);
     ctx.progress(0.2, 'recognising text');
-    const r = await runInThread<{ text: string; words: OcrWord[]; confidence: number; annotated: Uint8Array }>('ocr', OCR_WORK, 'recognize', [img.bytes, psm], { signal: ctx.signal })
+    const r = await runInThread<{ text: string; words: OcrBox[]; confidence: number; annotated: Uint8Array }>('ocr', OCR_WORK, 'recognize', [img.bytes, psm], { signal: ctx.signal })
       .catch((e: unknown) => rethrowAborted(ctx, e));
-    return ocrOutputs(r);
+    return ocrOutputs(r, 'word');
   },
 });

@@ -5,7 +5,7 @@ import { registerFonts } from '../common/fonts.js';
 import { packageDir } from '../common/packages.js';
 import { annotationScale } from './annotate.js';
 import { prepareForOcr } from './ocrPrepare.js';
-import type { OcrWord } from './ocrWords.js';
+import type { OcrBox } from './ocrWords.js';
 
 let worker: Promise<Tesseract.Worker> | undefined;
 
@@ -23,13 +23,13 @@ function tesseract(): Promise<Tesseract.Worker> {
   return worker;
 }
 
-export async function recognize(bytes: Uint8Array, psm: number): Promise<{ text: string; words: OcrWord[]; confidence: number; annotated: Uint8Array }> {
+export async function recognize(bytes: Uint8Array, psm: number): Promise<{ text: string; words: OcrBox[]; confidence: number; annotated: Uint8Array }> {
   const w = await tesseract();
   const { png, factor } = await prepareForOcr(bytes);
   // Decoded pixels carry no trustworthy DPI; tesseract's guess is noisy (and logged), so state the usual 300.
   await w.setParameters({ tessedit_pageseg_mode: String(psm) as Tesseract.PSM, user_defined_dpi: '300' });
   const r = await w.recognize(png, {}, { text: true, blocks: true });
-  const words: OcrWord[] = [];
+  const words: OcrBox[] = [];
   for (const block of r.data.blocks ?? []) {
     for (const para of block.paragraphs) {
       for (const line of para.lines) {
@@ -51,7 +51,7 @@ export async function recognize(bytes: Uint8Array, psm: number): Promise<{ text:
 }
 
 /** The input with a box around each word, green for confident words and orange for doubtful ones. */
-export async function annotateWords(bytes: Uint8Array, words: OcrWord[]): Promise<Uint8Array> {
+export async function annotateWords(bytes: Uint8Array, words: OcrBox[]): Promise<Uint8Array> {
   registerFonts();
   const canvas = await imageToCanvas(bytes);
   const g = canvas.getContext('2d');

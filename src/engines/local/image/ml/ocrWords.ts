@@ -1,5 +1,5 @@
-/** One recognised word with its box in input pixels; shared by the tesseract.js and tesseract CLI engines. */
-export interface OcrWord {
+/** One recognised word (Tesseract) or line (PaddleOCR) with its box in input pixels; shared by the OCR engines. */
+export interface OcrBox {
   text: string;
   /** 0..100, as tesseract reports it. */
   confidence: number;
