@@ -4,6 +4,7 @@ import sharp from 'sharp';
 import { closeThreadPools } from '../../../src/engines/local/threads.js';
 import { EngineInputError } from '../../../src/engines/types.js';
 import { esrganEngine } from '../../../src/engines/local/image/ml/esrgan.js';
+import { testContext } from '../../helpers/engineContext.js';
 import { files, png, run, shapesPng } from './fixtures.js';
 
 after(() => closeThreadPools());
@@ -53,5 +54,18 @@ describe('esrgan_upscale (UpscalerJS ESRGAN on tfjs WASM)', () => {
   it('refuses images over the size limit', async () => {
     const big = await sharp({ create: { width: 1100, height: 1000, channels: 3, background: '#808080' } }).png().toBuffer();
     await assert.rejects(run(esrganEngine, { image_url: png(big), scale: 2 }, { size: 'slim' }), EngineInputError);
+  });
+
+  it('stops promptly when the run is cancelled', async () => {
+    const controller = new AbortController();
+    const { ctx, cleanup } = testContext({ signal: controller.signal });
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 300);
+    try {
+      await assert.rejects(esrganEngine.execute({ nodeType: 'esrgan_upscale', subModelId: 'esrgan-upscale-medium', input: { image_url: png(shapesPng(400, 300)), scale: 4 }, options: { size: 'medium' } }, ctx), /aborted/);
+    } finally {
+      cleanup();
+    }
+    assert.ok(Date.now() - started < 3000, `aborted after ${Date.now() - started} ms`);
   });
 });
