@@ -28,13 +28,15 @@ export const textOverlayEngine = localEngine({
     const strokeColor = str(req.input, 'stroke_color', '#000000');
     const boxColor = str(req.input, 'box_color', '#000000');
     for (const [field, v] of [['color', color], ['stroke_color', strokeColor], ['box_color', boxColor]] as const) parseHex(v, field);
+    const align = str(req.input, 'align', 'center');
+    if (align !== 'center' && align !== 'left' && align !== 'right') throw new EngineInputError('align must be center, left or right');
     const opts: TextOverlayOptions = {
       text, position, font: fontName, color, strokeColor, boxColor,
       fontSize: num(req.input, 'font_size', 0),
       strokeWidth: num(req.input, 'stroke_width', 2),
       box: bool(req.input, 'box'),
       boxOpacity: num(req.input, 'box_opacity', 0.5),
-      align: str(req.input, 'align', 'center') as TextOverlayOptions['align'],
+      align,
     };
     ctx.progress(0.3, 'drawing text');
     const png = await runInThread<Uint8Array>('image-canvas', WORK, 'renderTextOverlay', [img.bytes, opts], { signal: ctx.signal })
