@@ -60,10 +60,11 @@ export function makeImage(name: string, width: number, height: number, hue = 200
   return file;
 }
 
-/** An MP4 from testsrc (moving pattern with a frame counter), with a sine tone unless `audio: false`. */
-export function makeVideo(name: string, o: { width: number; height: number; seconds: number; fps?: number; audio?: boolean; freq?: number }): string {
+/** An MP4 from testsrc (moving pattern with a frame counter) or a flat colour, with a sine tone unless `audio: false`. */
+export function makeVideo(name: string, o: { width: number; height: number; seconds: number; fps?: number; audio?: boolean; freq?: number; color?: string }): string {
   const file = path.join(fixtureDir, `${name}.mp4`);
-  const args = ['-hide_banner', '-v', 'error', '-y', '-f', 'lavfi', '-i', `testsrc=s=${o.width}x${o.height}:r=${o.fps ?? 25}:d=${o.seconds}`];
+  const src = o.color ? `color=c=${o.color}` : 'testsrc';
+  const args = ['-hide_banner', '-v', 'error', '-y', '-f', 'lavfi', '-i', `${src}:s=${o.width}x${o.height}:r=${o.fps ?? 25}:d=${o.seconds}`];
   if (o.audio !== false) args.push('-f', 'lavfi', '-i', `sine=f=${o.freq ?? 440}:d=${o.seconds}:r=44100`);
   args.push('-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p');
   if (o.audio !== false) args.push('-c:a', 'aac', '-shortest');
@@ -119,6 +120,16 @@ export async function inspect(out: FileOutput, ext: string): Promise<Inspected> 
     durationSeconds: p.durationSeconds, width: p.video?.width, height: p.video?.height, videoCodec: p.video?.codec,
     audioCodec: p.audio?.codec, hasVideo: !!p.video, hasAudio: !!p.audio,
   };
+}
+
+/** Grey levels (0..255) of the frame at `seconds`, scaled to w×h: for checking what a frame shows. */
+export function grayFrame(out: FileOutput, seconds: number, w: number, h: number): Buffer {
+  const file = path.join(fixtureDir, `frame-${Date.now()}-${Math.random().toString(36).slice(2)}.mp4`);
+  fs.writeFileSync(file, out.data);
+  const r = spawnSync(anyFfmpeg(), ['-v', 'error', '-ss', String(seconds), '-i', file, '-frames:v', '1', '-vf', `scale=${w}:${h},format=gray`, '-f', 'rawvideo', '-'], { maxBuffer: 1 << 24 });
+  assert.equal(r.status, 0, r.stderr?.toString());
+  assert.equal(r.stdout.length, w * h);
+  return r.stdout;
 }
 
 /** The single file of a media model's `result`. */
