@@ -63,8 +63,8 @@ export function makeImage(name: string, width: number, height: number, hue = 200
 /** An MP4 from testsrc (moving pattern with a frame counter) or a flat colour, with a sine tone unless `audio: false`. */
 export function makeVideo(name: string, o: { width: number; height: number; seconds: number; fps?: number; audio?: boolean; freq?: number; color?: string }): string {
   const file = path.join(fixtureDir, `${name}.mp4`);
-  const src = o.color ? `color=c=${o.color}` : 'testsrc';
-  const args = ['-hide_banner', '-v', 'error', '-y', '-f', 'lavfi', '-i', `${src}:s=${o.width}x${o.height}:r=${o.fps ?? 25}:d=${o.seconds}`];
+  const src = o.color ? `color=c=${o.color}:` : 'testsrc=';
+  const args = ['-hide_banner', '-v', 'error', '-y', '-f', 'lavfi', '-i', `${src}s=${o.width}x${o.height}:r=${o.fps ?? 25}:d=${o.seconds}`];
   if (o.audio !== false) args.push('-f', 'lavfi', '-i', `sine=f=${o.freq ?? 440}:d=${o.seconds}:r=44100`);
   args.push('-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p');
   if (o.audio !== false) args.push('-c:a', 'aac', '-shortest');

@@ -6,7 +6,7 @@ import { cuesWithin, parseCaptions } from './captions/cues.js';
 import { captionFontPath } from './captions/font.js';
 import type { CaptionStrip, CaptionStyle } from './captions/render.js';
 import { AAC, H264, capSize, fileOutput } from './encode.js';
-import { optionalNumber, stage, stringInput, videoEngine } from './engine.js';
+import { colorInput, optionalNumber, stage, stringInput, videoEngine } from './engine.js';
 import { loadVideo } from './inputs.js';
 import { MAX_SECONDS } from './limits.js';
 import { ffmpeg } from './run.js';
@@ -57,7 +57,7 @@ export const burnCaptionsEngine = videoEngine({
       width,
       height,
       fontSize: Math.round(optionalNumber(input, 'font_size') ?? Math.max(12, height * 0.055)),
-      color: stringInput(input, 'text_color', '#ffffff'),
+      color: colorInput(input, 'text_color', '#ffffff'),
       style: stringInput(input, 'style', 'outline') === 'box' ? 'box' : 'outline',
       position: (['top', 'middle'].includes(String(input.position)) ? input.position : 'bottom') as CaptionStyle['position'],
     };

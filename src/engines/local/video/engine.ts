@@ -1,4 +1,4 @@
-import type { Availability, Engine, EngineContext, EngineOutputs, ExecuteRequest } from '../../types.js';
+import { EngineInputError, type Availability, type Engine, type EngineContext, type EngineOutputs, type ExecuteRequest } from '../../types.js';
 import { videoFfmpegInfo } from './ffmpegBuild.js';
 
 export const FFMPEG_REQUIREMENT = 'ffmpeg: the Debian package ffmpeg (5.x, preferred), else the static build in the npm package @ffmpeg-installer/ffmpeg';
@@ -49,4 +49,14 @@ export function optionalNumber(input: Record<string, unknown>, name: string): nu
 export function stringInput(input: Record<string, unknown>, name: string, fallback: string): string {
   const v = input[name];
   return typeof v === 'string' && v !== '' ? v : fallback;
+}
+
+/**
+ * A `#rrggbb` colour input. The schema already checks the pattern; checked again here because colours are
+ * written into ffmpeg filter graphs, where any other text could change the graph.
+ */
+export function colorInput(input: Record<string, unknown>, name: string, fallback: string): string {
+  const v = stringInput(input, name, fallback);
+  if (!/^#[0-9a-fA-F]{6}$/.test(v)) throw new EngineInputError(`${name} must be a colour like #1a2b3c`);
+  return v;
 }

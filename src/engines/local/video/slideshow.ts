@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { EngineInputError } from '../../types.js';
 import { H264, capSize, fileOutput, fitFilter, soundtrackArgs } from './encode.js';
-import { numberInput, stage, stringInput, videoEngine } from './engine.js';
+import { colorInput, numberInput, stage, stringInput, videoEngine } from './engine.js';
 import { videoFfmpegInfo } from './ffmpegBuild.js';
 import { loadAudio, loadImage } from './inputs.js';
 import { MAX_SECONDS } from './limits.js';
@@ -99,7 +99,7 @@ export const slideshowEngine = videoEngine({
     const transition = stringInput(input, 'transition', 'crossfade') as Transition;
     if (!SLIDESHOW_TRANSITIONS.includes(transition)) throw new EngineInputError(`transition must be one of ${SLIDESHOW_TRANSITIONS.join(', ')}`);
     const fit = stringInput(input, 'fit', 'cover') === 'contain' ? 'contain' : 'cover';
-    const bg = `0x${stringInput(input, 'background_color', '#000000').replace('#', '')}`;
+    const bg = `0x${colorInput(input, 'background_color', '#000000').replace('#', '')}`;
 
     const images = [];
     for (let i = 0; i < urls.length; i++) {

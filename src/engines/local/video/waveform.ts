@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { EngineInputError } from '../../types.js';
 import { AAC, H264, capSize, fileOutput } from './encode.js';
-import { numberInput, stage, stringInput, videoEngine } from './engine.js';
+import { colorInput, numberInput, stage, stringInput, videoEngine } from './engine.js';
 import { videoFfmpegInfo } from './ffmpegBuild.js';
 import { loadAudio } from './inputs.js';
 import { MAX_SECONDS } from './limits.js';
@@ -42,7 +42,7 @@ export const waveformEngine = videoEngine({
     const seconds = Math.min(MAX_SECONDS, audio.probe.durationSeconds!);
     if (audio.probe.durationSeconds! > MAX_SECONDS) ctx.log.warn('audio is longer than the limit; the video stops there', { limit: MAX_SECONDS });
 
-    const graph = waveformGraph(style, w, h, fps, stringInput(input, 'color', '#4fd1c5'), stringInput(input, 'background_color', '#0b1020'), videoFfmpegInfo()?.system === true);
+    const graph = waveformGraph(style, w, h, fps, colorInput(input, 'color', '#4fd1c5'), colorInput(input, 'background_color', '#0b1020'), videoFfmpegInfo()?.system === true);
     const out = path.join(ctx.tmpDir, 'waveform.mp4');
     await ffmpeg(['-t', seconds.toFixed(3), '-i', audio.file, '-filter_complex', graph, '-map', '[v]', '-map', '0:a:0', ...H264, '-r', String(fps), ...AAC, '-t', seconds.toFixed(3), out], {
       signal: ctx.signal, deadline: ctx.deadline, expectedSeconds: seconds, onProgress: stage(ctx, 0.1, 0.95, 'rendering'),
