@@ -64,6 +64,6 @@ test('slideshow_video: slide frames add up to the exact total, crossfades overla
   const cut = planSlides(7, 10, 30, 'cut', 1);
   assert.equal(cut.frames.reduce((a, b) => a + b, 0), 300);
   // Only the build that has xfade is given it.
-  const g = slideshowGraph(p, { w: 320, h: 240, fps: 30, fit: 'cover', bg: 'black', transition: 'crossfade', xfade: false });
+  const g = slideshowGraph(p, { w: 320, h: 240, fps: 30, transition: 'crossfade', xfade: false });
   assert.ok(!g.includes('xfade') && g.includes('overlay'));
 });

@@ -37,7 +37,8 @@ export async function fileOutput(file: string, contentType: string, filename: st
   const data = await fs.readFile(file).catch(() => undefined);
   if (!data || data.length === 0) throw new EngineError(`ffmpeg wrote no ${path.extname(filename).slice(1) || 'output'} file`);
   const isImage = contentType.startsWith('image/');
-  const probe = await probeMedia(file, signal, { decodeForDuration: !isImage });
+  // GIFs from the 4.1 build carry no duration in their header: decode them to measure it.
+  const probe = await probeMedia(file, signal, { decodeForDuration: !isImage || contentType === 'image/gif' });
   if (!probe.video && !probe.audio) throw new EngineError('the output file does not decode');
   const out: FileOutput = { kind: 'file', data, contentType, filename };
   if (probe.video) {

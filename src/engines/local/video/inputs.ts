@@ -54,13 +54,15 @@ export function pngSize(b: Buffer): { width: number; height: number } | undefine
 /**
  * An image input, re-encoded to a plain PNG no larger than MAX_IMAGE_SIDE: later filters then see one
  * pixel format and one demuxer whatever came in (JPEG, WebP, the first frame of a GIF). One ffmpeg start
- * per image (the system build takes ~0.1 s just to load its libraries).
+ * per image (the system build takes ~0.1 s just to load its libraries). `fitTo`, a filter chain, instead
+ * brings the image to its final frame size here, once, rather than on every frame of a looped still.
  */
-export async function loadImage(ctx: EngineContext, url: string, label: string, name = 'image'): Promise<LoadedMedia> {
+export async function loadImage(ctx: EngineContext, url: string, label: string, name = 'image', fitTo?: string): Promise<LoadedMedia> {
   const raw = await fetchToFile(ctx, url, 'image', `${name}-src`);
   const file = path.join(ctx.tmpDir, `${name}.png`);
   const m = MAX_IMAGE_SIDE;
-  await ffmpeg(['-i', raw, '-frames:v', '1', '-vf', `scale='min(${m},iw)':'min(${m},ih)':force_original_aspect_ratio=decrease,format=rgba`, file], {
+  const vf = fitTo ? `${fitTo},format=rgb24` : `scale='min(${m},iw)':'min(${m},ih)':force_original_aspect_ratio=decrease,format=rgba`;
+  await ffmpeg(['-i', raw, '-frames:v', '1', '-vf', vf, file], {
     signal: ctx.signal, deadline: ctx.deadline,
   }).catch((e: Error) => {
     if (ctx.signal.aborted) throw e;

@@ -34,9 +34,9 @@ export function planSlides(n: number, seconds: number, fps: number, transition: 
   return { frames, transitionFrames: t, totalFrames: total };
 }
 
-/** One filter chain per slide: fitted to the frame, at the output rate, cut to its frame count. */
-function slideChain(i: number, frames: number, w: number, h: number, fps: number, fit: 'contain' | 'cover', bg: string): string {
-  return `[${i}:v]${fitFilter(w, h, fit, bg)},fps=${fps},trim=end_frame=${frames},setpts=PTS-STARTPTS`;
+/** One filter chain per slide (already fitted to the frame when loaded): output rate, cut to its frame count. */
+function slideChain(i: number, frames: number, fps: number): string {
+  return `[${i}:v]setsar=1,fps=${fps},trim=end_frame=${frames},setpts=PTS-STARTPTS`;
 }
 
 /**
@@ -44,9 +44,9 @@ function slideChain(i: number, frames: number, w: number, h: number, fps: number
  * the system build here); the static 4.1 build gets the same picture from alpha fades overlaid on a
  * black base at each slide's start time. Fades through black and cuts use fade + concat, in both builds.
  */
-export function slideshowGraph(plan: SlidePlan, o: { w: number; h: number; fps: number; fit: 'contain' | 'cover'; bg: string; transition: Transition; xfade: boolean }): string {
+export function slideshowGraph(plan: SlidePlan, o: { w: number; h: number; fps: number; transition: Transition; xfade: boolean }): string {
   const n = plan.frames.length;
-  const chains = plan.frames.map((f, i) => slideChain(i, f, o.w, o.h, o.fps, o.fit, o.bg));
+  const chains = plan.frames.map((f, i) => slideChain(i, f, o.fps));
   const t = plan.transitionFrames;
   if (o.transition === 'crossfade' && n > 1) {
     const starts: number[] = [];
@@ -103,7 +103,7 @@ export const slideshowEngine = videoEngine({
 
     const images = [];
     for (let i = 0; i < urls.length; i++) {
-      images.push(await loadImage(ctx, urls[i]!, `image_urls[${i}]`, `slide-${i}`));
+      images.push(await loadImage(ctx, urls[i]!, `image_urls[${i}]`, `slide-${i}`, fitFilter(w, h, fit, bg)));
       ctx.progress(0.2 * ((i + 1) / urls.length), 'reading images');
     }
     const audioUrl = typeof input.audio_url === 'string' && input.audio_url ? input.audio_url : undefined;
@@ -111,7 +111,7 @@ export const slideshowEngine = videoEngine({
 
     const plan = planSlides(images.length, seconds, fps, transition, numberInput(input, 'transition_seconds', 0.8));
     const xfade = videoFfmpegInfo()?.system === true;
-    const graph = slideshowGraph(plan, { w, h, fps, fit, bg, transition, xfade });
+    const graph = slideshowGraph(plan, { w, h, fps, transition, xfade });
     const args: string[] = [];
     // -loop 1 repeats each still; `-t` only bounds it, the exact length comes from trim in the graph.
     images.forEach((img, i) => args.push('-loop', '1', '-framerate', String(fps), '-t', ((plan.frames[i]! + 2) / fps).toFixed(3), '-i', img.file));

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { EngineInputError } from '../../types.js';
-import { AAC, H264, capSize, fileOutput } from './encode.js';
+import { AAC, H264, capSize, even, fileOutput } from './encode.js';
 import { colorInput, numberInput, stage, stringInput, videoEngine } from './engine.js';
 import { videoFfmpegInfo } from './ffmpegBuild.js';
 import { loadAudio } from './inputs.js';
@@ -27,7 +27,9 @@ export function waveformGraph(style: Style, w: number, h: number, fps: number, c
     case 'bars':
       return `[0:a]aformat=channel_layouts=mono,showfreqs=s=${w}x${h}${system ? `:rate=${fps}` : ''}:mode=bar:ascale=sqrt:fscale=log:overlap=0.5:averaging=2:colors=${hex(color)},format=rgba[fg];${base};[bg][fg]overlay=shortest=1,format=yuv420p[v]`;
     case 'spectrum':
-      return `[0:a]showspectrum=s=${w}x${h}:slide=scroll:mode=combined:color=intensity:scale=log:fps=${fps},format=yuv420p[v]`;
+      // Drawn at half size and scaled up: 5.1's showspectrum runs at ~22 frames/s at 1280×720 on 2 cores
+      // (4.1's is far faster), and a spectrogram loses nothing visible to the upscale.
+      return `[0:a]showspectrum=s=${even(w / 2)}x${even(h / 2)}:slide=scroll:mode=combined:color=intensity:scale=log:fps=${fps},scale=${w}:${h}:flags=bicubic,format=yuv420p[v]`;
   }
 }
 
