@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { EngineError } from '../../types.js';
 import { requireFfmpeg } from './ffmpegBuild.js';
 
 /** What the video engines need to know about a media file. */
@@ -23,7 +24,7 @@ export function ffmpegStderr(args: string[], signal?: AbortSignal, timeoutMs = 6
     });
     child.on('error', (e) => {
       clearTimeout(timer);
-      reject(e);
+      reject(signal?.aborted ? new EngineError('stopped: the run was canceled or ran out of time') : new EngineError(`ffmpeg could not start: ${e.message}`));
     });
     child.on('close', () => {
       clearTimeout(timer);
