@@ -13,6 +13,7 @@ import { RunSweeper } from './runs/sweeper.js';
 import { ownFileResolver } from './files/ownFiles.js';
 import { basicMediaFetcher } from './engines/mediaFetcher.js';
 import { closeThreadPools } from './engines/local/threads.js';
+import { closeLlama } from './engines/local/llm/llamaCpp.js';
 import { Deliverer, plainPost } from './events/deliverer.js';
 
 export const ROLES = ['all', 'api', 'worker', 'deliverer'] as const;
@@ -112,6 +113,7 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
       // API first (stop taking requests), then workers hand back their runs, then the queue and the database.
       for (const part of parts.reverse()) await part.stop().catch((err) => log.warn({ err }, 'error while stopping'));
       await closeThreadPools();
+      await closeLlama().catch(() => {});
       await database!.close();
     })());
   return { url, services, app, stop };

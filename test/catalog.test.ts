@@ -1,7 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { builtinModels } from '../src/catalog/models/index.js';
+import { builtinModels as allModels } from '../src/catalog/models/index.js';
+
+const builtinModels = allModels();
 import { inputSchema } from '../src/catalog/schema.js';
 import { expectErrorBody, startTestServer, type TestServer } from './helpers/server.js';
 

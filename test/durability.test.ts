@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { BIN } from './helpers/cli.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { balance, waitForStatus } from './helpers/poll.js';
+import { slowRunBody } from './helpers/slowRun.js';
 
 // An API-only process: runs it accepts stay QUEUED until a worker process appears.
 let api: TestServer;
@@ -25,7 +26,6 @@ function startWorker(): { child: ChildProcess; exited: Promise<void> } {
   return { child, exited: new Promise((resolve) => child.on('close', () => resolve())) };
 }
 
-const LONG_TEXT = Array.from({ length: 40 }, (_, i) => `Sentence ${i + 1} keeps the synthesizer busy for a while.`).join(' ');
 
 test('a queued run cancels at once and is refunded', async () => {
   const u = await api.user();
@@ -42,7 +42,8 @@ test('a queued run cancels at once and is refunded', async () => {
 test('kill -9 of a worker mid-run: another worker finishes it, charged exactly once', async () => {
   const u = await api.user();
   const before = await balance(api, u.key);
-  const r = await api.request('POST', '/v1/nodes/espeak_tts/run', { key: u.key, body: { input: { text: LONG_TEXT } } });
+  const slow = await slowRunBody();
+  const r = await api.request('POST', slow.path, { key: u.key, body: slow.body });
   assert.equal(r.status, 202, r.text);
   const runId = r.body.runId;
 
@@ -54,7 +55,7 @@ test('kill -9 of a worker mid-run: another worker finishes it, charged exactly o
   startWorker();
   const done = await waitForStatus(api, u.key, `/v1/nodes/runs/${runId}`, ['COMPLETED', 'FAILED'], 120_000);
   assert.equal(done.status, 'COMPLETED', done.error);
-  assert.equal(done.files[0].contentType, 'audio/wav');
+  assert.equal(done.files[0].contentType, 'video/mp4');
   const row = (await api.services.db.query('SELECT attempts FROM runs WHERE id = $1', [runId])).rows[0];
   assert.ok(row.attempts >= 2, `attempts ${row.attempts}`);
 

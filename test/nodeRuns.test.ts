@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectErrorBody, startTestServer, type TestServer } from './helpers/server.js';
 import { balance, waitForStatus } from './helpers/poll.js';
+import { slowRunBody } from './helpers/slowRun.js';
 
 let srv: TestServer;
 before(async () => {
@@ -12,8 +13,6 @@ after(async () => {
 });
 
 const SFX = { path: '/v1/nodes/sfxr_sound_effects/run', body: { subModelId: 'sfxr-laser-shoot', input: { seed: 7 } } };
-// Long enough to be caught while RUNNING: eSpeak takes a fraction of a second per sentence.
-const LONG_TEXT = Array.from({ length: 60 }, (_, i) => `This is sentence number ${i + 1} of a long reading.`).join(' ');
 
 async function ledger(key: string) {
   return (await srv.request('GET', '/v1/credits/ledger?limit=200', { key })).body.items as Array<{ kind: string; microcredits: number; reservedMicrocredits: number; runId: string | null }>;
@@ -158,7 +157,7 @@ describe('failure, cancel and deadlines refund', () => {
   test('an engine failure ends FAILED with the reason and refunds the hold', async () => {
     const u = await srv.user();
     const before = await balance(srv, u.key);
-    const r = await srv.request('POST', '/v1/nodes/espeak_tts/run', { key: u.key, body: { input: { text: 'hello', voice: 'en' } } });
+    const r = await srv.request('POST', '/v1/nodes/espeak_tts/run', { key: u.key, body: { input: { text: 'hello' } } });
     assert.equal(r.status, 202, r.text);
     // Make this run fail for real: point it at an engine input it cannot read.
     const bad = await srv.request('POST', '/v1/nodes/transcribe_audio/run', { key: u.key, body: { input: { audio_url: 'data:audio/wav;base64,AAAA' } } });
@@ -178,7 +177,8 @@ describe('failure, cancel and deadlines refund', () => {
   test('cancel while RUNNING aborts the engine and refunds', async () => {
     const u = await srv.user();
     const before = await balance(srv, u.key);
-    const r = await srv.request('POST', '/v1/nodes/espeak_tts/run', { key: u.key, body: { input: { text: LONG_TEXT } } });
+    const slow = await slowRunBody();
+    const r = await srv.request('POST', slow.path, { key: u.key, body: slow.body });
     assert.equal(r.status, 202, r.text);
     const running = await waitForStatus(srv, u.key, `/v1/nodes/runs/${r.body.runId}`, ['RUNNING', 'COMPLETED']);
     assert.equal(running.status, 'RUNNING', 'the long run should still be going');
@@ -197,7 +197,8 @@ describe('failure, cancel and deadlines refund', () => {
   test('Cancel-After cancels a run at its deadline and refunds', async () => {
     const u = await srv.user();
     const before = await balance(srv, u.key);
-    const r = await srv.request('POST', '/v1/nodes/espeak_tts/run', { key: u.key, body: { input: { text: LONG_TEXT } }, headers: { 'cancel-after': '1s' } });
+    const slow = await slowRunBody();
+    const r = await srv.request('POST', slow.path, { key: u.key, body: slow.body, headers: { 'cancel-after': '1s' } });
     const run = await waitForStatus(srv, u.key, `/v1/nodes/runs/${r.body.runId}`, ['CANCELED', 'COMPLETED', 'FAILED'], 30_000);
     assert.equal(run.status, 'CANCELED');
     assert.match(run.error, /Cancel-After/);
@@ -206,7 +207,8 @@ describe('failure, cancel and deadlines refund', () => {
 
   test('while RUNNING the run reports progress', async () => {
     const u = await srv.user();
-    const r = await srv.request('POST', '/v1/nodes/espeak_tts/run', { key: u.key, body: { input: { text: LONG_TEXT } } });
+    const slow = await slowRunBody();
+    const r = await srv.request('POST', slow.path, { key: u.key, body: slow.body });
     const running = await waitForStatus(srv, u.key, `/v1/nodes/runs/${r.body.runId}`, ['RUNNING']);
     assert.equal(typeof running.progress, 'number');
     await srv.request('POST', `/v1/nodes/runs/${r.body.runId}/cancel`, { key: u.key });

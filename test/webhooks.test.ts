@@ -7,6 +7,7 @@ import { expectErrorBody, startTestServer, type TestServer } from './helpers/ser
 import { startReceiver } from './helpers/receiver.js';
 import { waitForStatus } from './helpers/poll.js';
 import { runCli } from './helpers/cli.js';
+import { slowRunBody } from './helpers/slowRun.js';
 import { Deliverer, plainPost } from '../src/events/deliverer.js';
 
 let srv: TestServer;
@@ -66,8 +67,8 @@ describe('events of a standalone run', () => {
 
   test('a canceled run sends run.canceled with success false', async () => {
     const u = await srv.user();
-    const text = Array.from({ length: 60 }, (_, i) => `Sentence ${i}.`).join(' ');
-    const r = await srv.request('POST', '/v1/nodes/espeak_tts/run', { key: u.key, body: { input: { text }, webhook: { url: rx.url('/cancel') } } });
+    const slow = await slowRunBody();
+    const r = await srv.request('POST', slow.path, { key: u.key, body: { ...slow.body, webhook: { url: rx.url('/cancel') } } });
     await srv.request('POST', `/v1/nodes/runs/${r.body.runId}/cancel`, { key: u.key });
     await rx.waitFor(() => rx.forPath('/cancel').some((d) => d.json.type === 'run.canceled'));
     const c = rx.forPath('/cancel').find((d) => d.json.type === 'run.canceled')!;

@@ -1,4 +1,5 @@
-import { Ajv, type ValidateFunction, type ErrorObject } from 'ajv';
+import { Ajv2020 as Ajv } from 'ajv/dist/2020.js';
+import type { ValidateFunction, ErrorObject } from 'ajv';
 import { AppError, type ErrorDetail } from '../errors.js';
 import type { Availability } from '../engines/types.js';
 import { defaultsOf, inputSchema } from './schema.js';
@@ -32,7 +33,11 @@ function details(prefix: string, errors: ErrorObject[] | null | undefined): Erro
       return { path: [prefix, ...segs].join('.'), message: 'is not an input of this model' };
     }
     let message = e.keyword === 'required' ? 'is required' : e.message ?? 'is invalid';
-    if (e.keyword === 'enum') message = `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    if (e.keyword === 'enum') {
+      const allowed = (e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v));
+      // Long lists (voices, languages) are named in the model schema; the message shows the start of it.
+      message = allowed.length <= 12 ? `must be one of ${allowed.join(', ')}` : `must be one of the ${allowed.length} values listed in the model schema (${allowed.slice(0, 8).join(', ')}, …)`;
+    }
     return { path: [prefix, ...segs].join('.'), message };
   });
 }

@@ -8,6 +8,6 @@ import { builtinModels } from './models/index.js';
 export async function loadCatalog(config: Config, env: NodeJS.ProcessEnv = process.env): Promise<{ catalog: Catalog; engines: EngineRegistry }> {
   const engines = new EngineRegistry(allEngines(config, env));
   await engines.init();
-  const catalog = new Catalog([...builtinModels], (id) => engines.availability(id));
+  const catalog = new Catalog(builtinModels({ ...env, DATA_DIR: config.dataDir, MODELS_DIR: config.modelsDir }), (id) => engines.availability(id));
   return { catalog, engines };
 }

@@ -21,6 +21,7 @@ export const FileViewSchema = Type.Object({
 }, { $id: 'FileView' });
 
 export const NodeRunSchema = Type.Object({
+  runId: Type.Optional(Type.String({ description: 'Same as id; present in create answers' })),
   id: Type.String(),
   nodeType: Type.String(),
   subModelId: Nullable(Type.String()),
