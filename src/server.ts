@@ -9,6 +9,7 @@ import { SubscriptionScheduler } from './billing/scheduler.js';
 import { RunWorker } from './runs/worker.js';
 import { EngineRunner } from './runs/engineRunner.js';
 import { WorkflowExecutor } from './workflows/executor.js';
+import { installSystemWorkflows } from './workflows/system.js';
 import { RunSweeper } from './runs/sweeper.js';
 import { ownFileResolver } from './files/ownFiles.js';
 import { basicMediaFetcher } from './engines/mediaFetcher.js';
@@ -46,6 +47,7 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
   const working = role === 'all' || role === 'worker';
   const services = await createServices(config, database.db, { supervise: working });
   const parts: Part[] = []; // stopped in reverse order
+  await installSystemWorkflows(database.db, services.workflows);
   await services.notifier.start();
   parts.push(services.notifier);
   await services.queue.start();
