@@ -67,3 +67,48 @@ test('kill -9 of a worker mid-run: another worker finishes it, charged exactly o
   const events = (await api.services.db.query(`SELECT type FROM events WHERE run_id = $1 ORDER BY id`, [runId])).rows.map((x) => x.type);
   assert.deepEqual(events, ['run.started', 'run.completed']);
 });
+
+test('kill -9 mid-workflow: a new worker continues from the last completed node', async () => {
+  // Only this test's workers may take the run.
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  const u = await api.user();
+  const slow = await slowRunBody();
+  const wf = await api.request('POST', '/v1/workflows', {
+    key: u.key,
+    body: {
+      name: 'Resume me',
+      nodes: [
+        { id: 'req', type: 'request', data: { fields: [{ id: 'image', name: 'image', type: 'image' }] } },
+        { id: 'first', type: 'resize_image', data: { width: 320 } },
+        { id: 'second', type: 'ken_burns_video', data: { duration: 60, width: 1920, height: 1080, fps: 60 } },
+        { id: 'res', type: 'response' },
+      ],
+      edges: [
+        { source: 'req', sourceHandle: 'image', target: 'first', targetHandle: 'in:image_url' },
+        { source: 'first', sourceHandle: 'out:result', target: 'second', targetHandle: 'in:image_url' },
+        { source: 'second', sourceHandle: 'out:result', target: 'res', targetHandle: 'result' },
+      ],
+    },
+  });
+  assert.equal(wf.status, 201, wf.text);
+  const r = await api.request('POST', '/v1/runs', { key: u.key, body: { workflowId: wf.body.id, values: { req: { image: slow.body.input.image_url } } } });
+  assert.equal(r.status, 202, r.text);
+  const worker = startWorker();
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const run = (await api.request('GET', `/v1/runs/${r.body.runId}`, { key: u.key })).body;
+    if (run.nodeRuns[1].status === 'RUNNING') break;
+    assert.ok(Date.now() < deadline, 'second node never started');
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  worker.child.kill('SIGKILL');
+  await worker.exited;
+  startWorker();
+  const done = await waitForStatus(api, u.key, `/v1/runs/${r.body.runId}`, ['COMPLETED', 'FAILED'], 180_000);
+  assert.equal(done.status, 'COMPLETED', done.error);
+  const attempts = (await api.services.db.query(`SELECT node_id, attempts FROM node_runs WHERE run_id = $1 ORDER BY node_id`, [r.body.runId])).rows;
+  assert.deepEqual(attempts.map((a) => [a.node_id, a.attempts >= 2]), [['first', false], ['second', true]], 'the completed node was not run again');
+  const captures = (await api.services.db.query(`SELECT count(*)::int AS n FROM ledger_entries WHERE run_id = $1 AND kind = 'capture'`, [r.body.runId])).rows[0].n;
+  assert.equal(captures, 2, 'each node charged once');
+  assert.equal(done.actualCredits, done.estimatedCredits);
+});
