@@ -71,7 +71,7 @@ export function createFalEngine(s: FalSettings): Engine {
         ctx.progress(0.95, 'downloading results');
         return await outputsOf(result, req, common, scope);
       } catch (err) {
-        if (scope.signal.aborted) throw scope.stopError(`fal model ${model}`);
+        if (scope.stopped()) throw scope.stopError(`fal model ${model}`);
         throw err;
       } finally {
         scope.dispose();

@@ -30,7 +30,7 @@ export async function waitForJob<T>(job: RemoteJob<T>, scope: RunScope, ctx: Eng
       interval = Math.min(common.maxPollIntervalMs, Math.ceil(interval * 1.5));
     }
   } catch (err) {
-    if (!scope.signal.aborted) throw err;
+    if (!scope.stopped()) throw err;
     await cancelQuietly(job, ctx, common);
     throw scope.stopError(job.label);
   }

@@ -59,7 +59,7 @@ export function createOpenAIEngine(s: OpenAISettings): Engine {
           case 'transcription': return await transcription(client, req, ctx, scope);
         }
       } catch (err) {
-        if (scope.signal.aborted) throw scope.stopError(client.cfg.label);
+        if (scope.stopped()) throw scope.stopError(client.cfg.label);
         throw err;
       } finally {
         scope.dispose();

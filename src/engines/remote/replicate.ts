@@ -96,7 +96,7 @@ export function createReplicateEngine(s: ReplicateSettings): Engine {
         ctx.progress(0.95, 'downloading results');
         return await outputsOf(done.output, o);
       } catch (err) {
-        if (scope.signal.aborted) throw scope.stopError(`Replicate model ${what}`);
+        if (scope.stopped()) throw scope.stopError(`Replicate model ${what}`);
         throw err;
       } finally {
         scope.dispose();

@@ -28,6 +28,8 @@ export interface RunScope {
   signal: AbortSignal;
   deadline: number;
   timedOut(): boolean;
+  /** Canceled, or past the deadline (even if the timer has not fired yet). */
+  stopped(): boolean;
   /** The error to throw once `signal` fired: the time-out in words, or the cancel reason. */
   stopError(what: string): Error;
   dispose(): void;
@@ -48,9 +50,10 @@ export function runScope(ctx: { signal: AbortSignal; deadline: number }): RunSco
   return {
     signal: ctl.signal,
     deadline: ctx.deadline,
-    timedOut: () => timedOut,
+    timedOut: () => timedOut || Date.now() >= ctx.deadline,
+    stopped: () => ctl.signal.aborted || Date.now() >= ctx.deadline,
     stopError: (what) =>
-      timedOut
+      timedOut || (!ctx.signal.aborted && Date.now() >= ctx.deadline)
         ? new EngineError(`${what} did not finish within the run's time limit (${Math.round((Date.now() - started) / 100) / 10} s)`, true)
         : abortReason(ctx.signal),
     dispose: () => {
