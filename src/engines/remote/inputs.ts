@@ -11,6 +11,8 @@ export interface InputMapping {
   params?: Record<string, unknown>;
   /** Renames: Atelier field → provider field; null drops the field. */
   inputMap?: Record<string, string | null>;
+  /** Value translations per Atelier field, e.g. `{ aspect_ratio: { "16:9": "landscape_16_9" } }`. */
+  valueMap?: Record<string, Record<string, unknown>>;
 }
 
 /** Which kind of media a conventional field name holds (api-decisions.md "Input field names"). */
@@ -54,7 +56,9 @@ export function mapInput(input: Record<string, unknown>, m: InputMapping): Recor
     if (v === undefined || v === null) continue;
     const target = m.inputMap && k in m.inputMap ? m.inputMap[k] : k;
     if (target === null || target === undefined) continue;
-    out[target] = v;
+    const table = m.valueMap?.[k];
+    const mapped = table && (typeof v === 'string' || typeof v === 'number') && String(v) in table ? table[String(v)] : v;
+    if (mapped !== null) out[target] = mapped; // a value mapped to null means "leave it to the provider" (e.g. language "auto")
   }
   return out;
 }
@@ -70,6 +74,7 @@ export function mappingFrom(options: Record<string, unknown>): InputMapping {
   return {
     params: isRecord(options.params) ? options.params : undefined,
     inputMap: isRecord(options.inputMap) ? (options.inputMap as Record<string, string | null>) : undefined,
+    valueMap: isRecord(options.valueMap) ? (options.valueMap as Record<string, Record<string, unknown>>) : undefined,
   };
 }
 
