@@ -190,3 +190,16 @@ test('a closed port is a network error, not a crash', async () => {
   });
   await refusedWith(guardedFetch(`http://127.0.0.1:${port}/`, { allowPrivate: true }), 'network', /ECONNREFUSED/);
 });
+
+test('IPv6 literals: refused as loopback, reachable with allowPrivate', async (t) => {
+  const server = http.createServer((req, res) => res.end(`v6 ${req.headers.host}`));
+  const ok = await new Promise<boolean>((r) => {
+    server.once('error', () => r(false));
+    server.listen(0, '::1', () => r(true));
+  });
+  if (!ok) return t.skip('no IPv6 loopback here');
+  after(() => server.close());
+  const port = (server.address() as AddressInfo).port;
+  await refusedWith(guardedFetch(`http://[::1]:${port}/`, { allowHttp: true }), 'blocked-address', /::1 is a loopback address/);
+  assert.equal((await guardedFetch(`http://[::1]:${port}/`, { allowPrivate: true })).text(), `v6 [::1]:${port}`);
+});
