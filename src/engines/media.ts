@@ -126,9 +126,9 @@ export type FetchMedia = (url: string, opts?: FetchMediaOptions) => Promise<Medi
 /** The EngineContext.fetchMedia of one execution. */
 export function createMediaFetcher(o: MediaFetcherOptions): FetchMedia {
   return async function fetchMedia(url, opts = {}) {
+    if (typeof url !== 'string' || url.trim() === '') throw new EngineInputError('media URL is empty');
     const limit = Math.min(opts.maxBytes ?? o.maxBytes, o.maxBytes);
     const shown = describeUrl(url.startsWith('data:') ? `${url.slice(0, 40)}…` : url);
-    if (typeof url !== 'string' || url.trim() === '') throw new EngineInputError('media URL is empty');
 
     let bytes: Buffer;
     if (url.startsWith('data:')) {

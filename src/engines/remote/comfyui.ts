@@ -71,7 +71,7 @@ export function createComfyUIEngine(s: ComfyUISettings): Engine {
         }
         const prompt = fillTemplate(workflow, values);
         const clientId = randomUUID();
-        const queued = (await client.request('prompt', { json: { prompt, client_id: clientId }, signal: scope.signal, deadline: scope.deadline, retry: false }))
+        const queued = (await client.request('prompt', { json: { prompt, client_id: clientId }, signal: scope.signal, deadline: scope.deadline, retry: 'safe' }))
           .json<{ prompt_id?: string; number?: number; node_errors?: Record<string, unknown> }>();
         if (!queued.prompt_id) throw new EngineError('ComfyUI queued the prompt but sent no prompt_id');
         const id = queued.prompt_id;

@@ -46,8 +46,14 @@ export interface ProviderRequestInit {
   signal: AbortSignal;
   /** Epoch ms: no attempt or wait goes past it. */
   deadline?: number;
-  /** Whether failures are retried (default true). */
-  retry?: boolean;
+  /**
+   * Which failures are retried: true (default) every 429, 5xx, time-out and network error; 'safe' only
+   * those where the server cannot have acted (429, connection refused, unknown host) — for requests
+   * that start paid work and must not run twice; false none.
+   */
+  retry?: boolean | 'safe';
+  /** This request's own time limit, when it needs longer than the policy's (e.g. Prefer: wait). */
+  timeoutMs?: number;
   /** Statuses returned to the caller instead of thrown (e.g. 400 ALREADY_COMPLETED on a cancel). */
   accept?: number[];
 }
@@ -125,11 +131,12 @@ export class ProviderClient {
       if (init.signal.aborted) throw abortReason(init.signal);
       const left = init.deadline ? init.deadline - Date.now() : Infinity;
       if (left <= 0) throw last ?? new EngineError(`${this.cfg.label}: out of time before the request could be sent`, true);
-      const timeoutMs = Math.min(p.requestTimeoutMs, left);
+      const timeoutMs = Math.min(init.timeoutMs ?? p.requestTimeoutMs, left);
       const outcome = await this.attempt(url, init, timeoutMs, streaming);
       if (outcome.kind === 'ok') return outcome.value;
       last = outcome.error;
       if (!outcome.retryable || attempt === attempts - 1) break;
+      if (init.retry === 'safe' && !outcome.unprocessed) break;
       let wait = Math.min(p.maxDelayMs, p.baseDelayMs * 2 ** attempt);
       wait = wait / 2 + Math.random() * (wait / 2); // jitter: spread retries of many runs apart
       if (outcome.retryAfterMs !== undefined) {
@@ -147,7 +154,7 @@ export class ProviderClient {
     init: ProviderRequestInit,
     timeoutMs: number,
     streaming: boolean,
-  ): Promise<{ kind: 'ok'; value: ProviderResponse | Response } | { kind: 'fail'; error: Error; retryable: boolean; retryAfterMs?: number }> {
+  ): Promise<{ kind: 'ok'; value: ProviderResponse | Response } | { kind: 'fail'; error: Error; retryable: boolean; retryAfterMs?: number; unprocessed?: boolean }> {
     const label = this.cfg.label;
     // Own controller rather than AbortSignal.timeout: a stream's time limit ends when its head arrives,
     // while the run's signal must go on reaching the body.
@@ -178,7 +185,8 @@ export class ProviderClient {
       }
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       const why = cause?.code ?? cause?.message ?? (err as Error).message;
-      return { kind: 'fail', retryable: true, error: new EngineError(`cannot reach ${label} at ${url.host}: ${this.scrub(why)}`, true) };
+      const unprocessed = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(cause?.code ?? '');
+      return { kind: 'fail', retryable: true, unprocessed, error: new EngineError(`cannot reach ${label} at ${url.host}: ${this.scrub(why)}`, true) };
     } finally {
       clearTimeout(timer);
     }
@@ -198,6 +206,7 @@ export class ProviderClient {
       return {
         kind: 'fail',
         retryable: true,
+        unprocessed: true,
         retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
         error: new ProviderHttpError(`${label} is rate limiting requests (HTTP 429)${suffix}`, status, true),
       };

@@ -63,9 +63,11 @@ export function createReplicateEngine(s: ReplicateSettings): Engine {
         const input = mapInput(await resolveMediaFields(req.input, ctx), mappingFrom(o));
         const wait = typeof o.wait === 'number' ? Math.max(1, Math.min(60, Math.round(o.wait))) : undefined;
         const headers: Record<string, string> = wait ? { prefer: `wait=${wait}` } : {};
+        // Prefer: wait holds the answer up to `wait` seconds: give the request that long and a margin.
+        const timeoutMs = wait ? Math.max(client.policy.requestTimeoutMs, (wait + 15) * 1000) : undefined;
         const created = version
-          ? await client.request('predictions', { json: { version: version.includes(':') ? version.split(':').pop() : version, input }, headers, signal: scope.signal, deadline: scope.deadline })
-          : await client.request(`models/${model}/predictions`, { json: { input }, headers, signal: scope.signal, deadline: scope.deadline });
+          ? await client.request('predictions', { json: { version: version.includes(':') ? version.split(':').pop() : version, input }, headers, timeoutMs, signal: scope.signal, deadline: scope.deadline })
+          : await client.request(`models/${model}/predictions`, { json: { input }, headers, timeoutMs, signal: scope.signal, deadline: scope.deadline });
         let prediction = created.json<Prediction>();
         if (!prediction.id) throw new EngineError('Replicate accepted the prediction but sent no id');
         ctx.log.info('replicate prediction created', { model: what, predictionId: prediction.id });

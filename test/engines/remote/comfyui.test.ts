@@ -123,3 +123,13 @@ test('a prompt the server forgot fails clearly', async () => {
   }, 1);
   await assert.rejects(p, /ComfyUI no longer knows prompt/);
 });
+
+test('queuing a prompt is retried only when ComfyUI cannot have taken it (429), never after a 5xx', async () => {
+  const before = fake.callsTo('POST', /^\/prompt$/).length;
+  fake.inject('POST', /^\/prompt$/, { status: 429, headers: { 'retry-after': '0' }, body: 'Too many requests' });
+  await run({ prompt: 'x' }, txt2img).p;
+  assert.equal(fake.callsTo('POST', /^\/prompt$/).length - before, 2);
+  fake.inject('POST', /^\/prompt$/, { status: 502, body: 'Bad Gateway' });
+  await assert.rejects(run({ prompt: 'x' }, txt2img).p, (e: Error) => e instanceof EngineError && e.retryable && /ComfyUI failed \(HTTP 502\): Bad Gateway/.test(e.message));
+  assert.equal(fake.callsTo('POST', /^\/prompt$/).length - before, 3);
+});
