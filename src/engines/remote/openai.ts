@@ -12,7 +12,7 @@ import { unconfiguredEngine } from './job.js';
  * OpenAI's API and the servers that speak it (Ollama, vLLM, llama.cpp server, LM Studio): chat
  * completions (streamed), image generation and edits, speech, transcription. A binding picks one with
  * `options.operation` and names the provider's model in `options.model`; `options.params` adds fixed
- * request fields.
+ * request fields; `options.baseUrl` sends it to another OpenAI-compatible server (without the key).
  */
 export interface OpenAISettings extends RemoteCommonSettings {
   /** e.g. https://api.openai.com/v1 or http://localhost:11434/v1 (Ollama). */
@@ -32,15 +32,18 @@ export function createOpenAIEngine(s: OpenAISettings): Engine {
     return unconfiguredEngine('openai', REQUIREMENTS, 'set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server (Ollama, vLLM, llama.cpp)');
   }
   const common = resolveCommon(s);
-  const baseUrl = s.baseUrl || OPENAI_DEFAULT_BASE_URL;
-  const client = new ProviderClient({
-    label: new URL(baseUrl).hostname === 'api.openai.com' ? 'OpenAI' : `OpenAI-compatible server (${new URL(baseUrl).host})`,
-    baseUrl,
-    headers: s.apiKey ? { authorization: `Bearer ${s.apiKey}` } : {},
-    secrets: s.apiKey ? [s.apiKey] : [],
-    credentialHint: 'OPENAI_API_KEY',
-    retry: s.retry,
-  });
+  const client = clientFor(s.baseUrl || OPENAI_DEFAULT_BASE_URL, s.apiKey, s);
+  // A binding may name its own server (an operator's Ollama beside api.openai.com). It gets no API key:
+  // the configured key belongs to the configured server and must not travel anywhere else.
+  const others = new Map<string, ProviderClient>();
+  const clientOf = (options: Record<string, unknown>): ProviderClient => {
+    const url = options.baseUrl;
+    if (url === undefined || url === s.baseUrl) return client;
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new EngineError('openai binding: options.baseUrl must be an http(s) URL');
+    let c = others.get(url);
+    if (!c) others.set(url, (c = clientFor(url, undefined, s)));
+    return c;
+  };
 
   return {
     id: 'openai',
@@ -49,6 +52,7 @@ export function createOpenAIEngine(s: OpenAISettings): Engine {
     async execute(req, ctx) {
       const op = (req.options.operation ?? 'chat') as Operation;
       if (!OPERATIONS.includes(op)) throw new EngineError(`openai binding has unknown operation "${String(op)}" (one of ${OPERATIONS.join(', ')})`);
+      const client = clientOf(req.options);
       const scope = runScope(ctx);
       try {
         switch (op) {
@@ -66,6 +70,18 @@ export function createOpenAIEngine(s: OpenAISettings): Engine {
       }
     },
   };
+}
+
+function clientFor(baseUrl: string, apiKey: string | undefined, s: OpenAISettings): ProviderClient {
+  const host = new URL(baseUrl).host;
+  return new ProviderClient({
+    label: host === 'api.openai.com' ? 'OpenAI' : `OpenAI-compatible server (${host})`,
+    baseUrl,
+    headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+    secrets: apiKey ? [apiKey] : [],
+    credentialHint: 'OPENAI_API_KEY',
+    retry: s.retry,
+  });
 }
 
 const params = (o: Record<string, unknown>) => (isRecord(o.params) ? o.params : {});

@@ -194,3 +194,12 @@ test('a closed port is a network error after retries', async () => {
     (e: Error) => e instanceof EngineError && e.retryable && e.message === `cannot reach OpenAI-compatible server (127.0.0.1:${port}) at 127.0.0.1:${port}: ECONNREFUSED`,
   );
 });
+
+test('a binding with its own baseUrl reaches that server, without the configured key', async () => {
+  const ollama = await startOpenAIFake({ models: ['llama3.2'] });
+  after(() => ollama.close());
+  const out = await run({ prompt: 'hi' }, { operation: 'chat', model: 'llama3.2', baseUrl: `${ollama.url}/v1` }).p;
+  assert.equal((out.output as { text: string }).text, 'Hello from the fake model.');
+  assert.equal(ollama.calls.at(-1)!.headers.authorization, undefined);
+  await assert.rejects(run({ prompt: 'hi' }, { operation: 'chat', model: 'x', baseUrl: 'file:///etc' }).p, /options\.baseUrl must be an http\(s\) URL/);
+});
