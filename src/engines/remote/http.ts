@@ -127,25 +127,34 @@ export class ProviderClient {
     const p = this.policy;
     const attempts = init.retry === false ? 1 : p.retries + 1;
     let last: Error | undefined;
+    let tries = 0;
     for (let attempt = 0; attempt < attempts; attempt++) {
       if (init.signal.aborted) throw abortReason(init.signal);
       const left = init.deadline ? init.deadline - Date.now() : Infinity;
       if (left <= 0) throw last ?? new EngineError(`${this.cfg.label}: out of time before the request could be sent`, true);
       const timeoutMs = Math.min(init.timeoutMs ?? p.requestTimeoutMs, left);
       const outcome = await this.attempt(url, init, timeoutMs, streaming);
+      tries++;
       if (outcome.kind === 'ok') return outcome.value;
+      // Cut short by the run's deadline: the earlier failure says more than "did not answer in 3 ms".
+      if (outcome.timedOut && timeoutMs === left && last) break;
       last = outcome.error;
       if (!outcome.retryable || attempt === attempts - 1) break;
       if (init.retry === 'safe' && !outcome.unprocessed) break;
       let wait = Math.min(p.maxDelayMs, p.baseDelayMs * 2 ** attempt);
       wait = wait / 2 + Math.random() * (wait / 2); // jitter: spread retries of many runs apart
       if (outcome.retryAfterMs !== undefined) {
-        if (outcome.retryAfterMs > p.maxDelayMs) break; // the provider asks for longer than we wait: fail now, clearly
+        if (outcome.retryAfterMs > p.maxDelayMs) {
+          // The provider asks for longer than we wait: fail now, and say when it would take work again.
+          last.message += ` (it asks to retry after ${Math.ceil(outcome.retryAfterMs / 1000)} s)`;
+          break;
+        }
         wait = Math.max(wait, outcome.retryAfterMs);
       }
       if (init.deadline && Date.now() + wait >= init.deadline) break;
       await sleep(wait, init.signal);
     }
+    if (tries > 1) last!.message += ` (gave up after ${tries} attempts)`;
     throw last!;
   }
 
@@ -154,7 +163,7 @@ export class ProviderClient {
     init: ProviderRequestInit,
     timeoutMs: number,
     streaming: boolean,
-  ): Promise<{ kind: 'ok'; value: ProviderResponse | Response } | { kind: 'fail'; error: Error; retryable: boolean; retryAfterMs?: number; unprocessed?: boolean }> {
+  ): Promise<{ kind: 'ok'; value: ProviderResponse | Response } | { kind: 'fail'; error: Error; retryable: boolean; retryAfterMs?: number; unprocessed?: boolean; timedOut?: boolean }> {
     const label = this.cfg.label;
     // Own controller rather than AbortSignal.timeout: a stream's time limit ends when its head arrives,
     // while the run's signal must go on reaching the body.
@@ -181,7 +190,7 @@ export class ProviderClient {
       init.signal.removeEventListener('abort', onAbort);
       if (init.signal.aborted) throw abortReason(init.signal);
       if (timedOut) {
-        return { kind: 'fail', retryable: true, error: new EngineError(`${label} did not answer within ${fmtMs(timeoutMs)} (${url.pathname})`, true) };
+        return { kind: 'fail', retryable: true, timedOut: true, error: new EngineError(`${label} did not answer within ${fmtMs(timeoutMs)} (${url.pathname})`, true) };
       }
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       const why = cause?.code ?? cause?.message ?? (err as Error).message;

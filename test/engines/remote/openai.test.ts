@@ -121,13 +121,13 @@ test('gives up after the retries with a clear, retryable error; a Retry-After be
   for (let i = 0; i < 4; i++) fake.inject('POST', /images\/generations/, { status: 502, body: '<html>bad gateway</html>' });
   await assert.rejects(run({ prompt: 'x' }, { operation: 'image', model: 'gpt-image-test' }).p, (e: Error) => {
     assert.ok(e instanceof EngineError);
-    assert.equal(e.message, 'OpenAI-compatible server (127.0.0.1:' + new URL(fake.url).port + ') failed (HTTP 502)');
+    assert.equal(e.message, 'OpenAI-compatible server (127.0.0.1:' + new URL(fake.url).port + ') failed (HTTP 502) (gave up after 4 attempts)');
     assert.equal(e.retryable, true);
     return true;
   });
   fake.inject('POST', /images\/generations/, { status: 429, headers: { 'retry-after': '3600' }, json: { error: { message: 'quota', type: 'insufficient_quota' } } });
   const t0 = Date.now();
-  await assert.rejects(run({ prompt: 'x' }, { operation: 'image', model: 'gpt-image-test' }).p, /rate limiting requests \(HTTP 429\): quota/);
+  await assert.rejects(run({ prompt: 'x' }, { operation: 'image', model: 'gpt-image-test' }).p, /rate limiting requests \(HTTP 429\): quota \(it asks to retry after 3600 s\)$/);
   assert.ok(Date.now() - t0 < 1000);
 });
 
@@ -191,7 +191,7 @@ test('a closed port is a network error after retries', async () => {
   await gone.close();
   await assert.rejects(
     createOpenAIEngine({ baseUrl: `http://127.0.0.1:${port}/v1`, retry: { ...fast, retries: 1 } }).execute({ nodeType: 'x', subModelId: 'x', input: { prompt: 'hi' }, options: { operation: 'chat', model: 'm' } }, testContext().ctx),
-    (e: Error) => e instanceof EngineError && e.retryable && e.message === `cannot reach OpenAI-compatible server (127.0.0.1:${port}) at 127.0.0.1:${port}: ECONNREFUSED`,
+    (e: Error) => e instanceof EngineError && e.retryable && e.message === `cannot reach OpenAI-compatible server (127.0.0.1:${port}) at 127.0.0.1:${port}: ECONNREFUSED (gave up after 2 attempts)`,
   );
 });
 
