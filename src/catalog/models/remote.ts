@@ -254,7 +254,7 @@ export const models: ModelDef[] = [
     i2v('seedance-2-0-image', fal('fal-ai/bytedance/seedance/v2/image-to-video'), 60_000, [5, 10], { resolutions: VIDEO_RES }),
   ]),
   model('sora_2', 'Sora 2', 'OpenAI’s Sora 2: text-to-video with sound.', 'video', 'fal', STYLE.video, [
-    t2v('sora-2', fal('fal-ai/sora-2/text-to-video'), 100_000, [4, 8, 12]),
+    t2v('sora-2', fal('fal-ai/sora-2/text-to-video'), 100_000, [4, 8, 12], { seed: false }),
   ]),
   model('hailuo_02', 'Hailuo 02', 'MiniMax Hailuo 02: physically convincing motion from a prompt or a first frame.', 'video', 'fal', STYLE.video, [
     t2v('hailuo-02-text', fal('fal-ai/minimax/hailuo-02/standard/text-to-video'), 50_000, [6, 10], { aspect: false, seed: false }),
@@ -357,24 +357,24 @@ export const models: ModelDef[] = [
     llm('gpt-5-4', openai('chat', 'gpt-5.4', { maxTokensParam: 'max_completion_tokens' }), 12_000, { maxTokens: 32_768 }),
   ]),
   model('claude_sonnet_4_6', 'Claude Sonnet 4.6', 'Anthropic’s Claude Sonnet 4.6: careful writing, analysis and code.', 'llm', 'replicate', STYLE.llm, [
-    llm('claude-sonnet-4-6', replicate('anthropic/claude-sonnet-4.6', { output: 'text', inputMap: { system: 'system_prompt', temperature: null } }), 15_000, { maxTokens: 64_000 }),
+    llm('claude-sonnet-4-6', replicate('anthropic/claude-sonnet-4.6', { output: 'text', inputMap: { system: 'system_prompt' } }), 15_000, { maxTokens: 64_000 }),
   ]),
   model('gemini_3_1_pro', 'Gemini 3.1 Pro', 'Google’s Gemini 3.1 Pro: multimodal reasoning over text and images.', 'llm', 'replicate', STYLE.llm, [
     llm('gemini-3-1-pro', replicate('google/gemini-3.1-pro', { output: 'text', inputMap: { system: 'system_instruction', image_urls: 'images', max_tokens: 'max_output_tokens' } }), 10_000, { multimodal: true, maxTokens: 65_536 }),
   ]),
   model('deepseek_v3_2', 'DeepSeek V3.2', 'DeepSeek-V3.2: an open-weights mixture-of-experts model, strong at reasoning and code for its price.', 'llm', 'replicate', STYLE.llm, [
-    llm('deepseek-v3-2', replicate('deepseek-ai/deepseek-v3.2', { output: 'text', inputMap: { system: null } }), 2_000),
+    llm('deepseek-v3-2', replicate('deepseek-ai/deepseek-v3.2', { output: 'text', systemInPrompt: true }), 2_000),
   ]),
   model('llama_4_maverick', 'Llama 4 Maverick', 'Meta’s Llama 4 Maverick (17B active, 128 experts): an open-weights multilingual chat model.', 'llm', 'replicate', STYLE.llm, [
     llm('llama-4-maverick', replicate('meta/llama-4-maverick-instruct', { output: 'text', inputMap: { system: 'system_prompt' } }), 3_000),
   ]),
   model('qwen_3', 'Qwen3 235B', 'Alibaba’s Qwen3-235B-A22B instruct model: open weights, strong multilingual reasoning.', 'llm', 'replicate', STYLE.llm, [
-    llm('qwen-3', replicate('qwen/qwen3-235b-a22b-instruct-2507', { output: 'text', inputMap: { system: null } }), 2_500),
+    llm('qwen-3', replicate('qwen/qwen3-235b-a22b-instruct-2507', { output: 'text', systemInPrompt: true }), 2_500),
   ]),
 
   // ---------------- deprecated (kept so old runs and workflows resolve; refused at run time) ----------------
   { ...model('flux_1_pro', 'FLUX1.1 [pro]', 'Black Forest Labs’ FLUX1.1 pro, replaced by FLUX.2 [pro].', 'image', 'fal', STYLE.image, [t2i('flux-1-pro', fal('fal-ai/flux-pro/v1.1'), 40_000)]), deprecated: { at: '2026-01-15T00:00:00Z', replacement: 'flux_2_pro' } },
-  { ...model('dall_e_3', 'DALL·E 3', 'OpenAI’s DALL·E 3, replaced by GPT Image 2.', 'image', 'openai', STYLE.image, [t2i('dall-e-3', openai('image', 'dall-e-3', { params: { response_format: 'b64_json' } }), 40_000, { num: 1, aspect: false })]), deprecated: { at: '2026-03-01T00:00:00Z', replacement: 'gpt_image_2' } },
+  { ...model('dall_e_3', 'DALL·E 3', 'OpenAI’s DALL·E 3, replaced by GPT Image 2.', 'image', 'openai', STYLE.image, [t2i('dall-e-3', openai('image', 'dall-e-3', { params: { response_format: 'b64_json' } }), 40_000, { num: 1, aspect: false, seed: false })]), deprecated: { at: '2026-03-01T00:00:00Z', replacement: 'gpt_image_2' } },
   { ...model('kling_v1', 'Kling 1.0', 'Kuaishou’s first Kling video model, replaced by Kling 3.0 Pro.', 'video', 'fal', STYLE.video, [t2v('kling-v1', fal('fal-ai/kling-video/v1/standard/text-to-video'), 50_000, [5, 10])]), deprecated: { at: '2025-12-01T00:00:00Z', replacement: 'kling_v3_pro' } },
   { ...model('gpt_4o', 'GPT-4o', 'OpenAI’s GPT-4o, replaced by GPT-5.4.', 'llm', 'openai', STYLE.llm, [llm('gpt-4o', openai('chat', 'gpt-4o'), 7_000, { multimodal: true })]), deprecated: { at: '2026-02-01T00:00:00Z', replacement: 'gpt_5_4' } },
 ];

@@ -13,6 +13,8 @@ export interface InputMapping {
   inputMap?: Record<string, string | null>;
   /** Value translations per Atelier field, e.g. `{ aspect_ratio: { "16:9": "landscape_16_9" } }`. */
   valueMap?: Record<string, Record<string, unknown>>;
+  /** For models with no system-prompt input: put `system` before `prompt` instead of dropping it. */
+  systemInPrompt?: boolean;
 }
 
 /** Which kind of media a conventional field name holds (api-decisions.md "Input field names"). */
@@ -50,7 +52,12 @@ export async function resolveMediaFields(
 }
 
 /** Applies a binding's renames and fixed parameters; undefined and null values are left out. */
-export function mapInput(input: Record<string, unknown>, m: InputMapping): Record<string, unknown> {
+export function mapInput(source: Record<string, unknown>, m: InputMapping): Record<string, unknown> {
+  let input = source;
+  if (m.systemInPrompt && typeof source.system === 'string' && source.system) {
+    const { system, ...rest } = source;
+    input = { ...rest, prompt: `${system}\n\n${String(source.prompt ?? '')}` };
+  }
   const out: Record<string, unknown> = { ...(m.params ?? {}) };
   for (const [k, v] of Object.entries(input)) {
     if (v === undefined || v === null) continue;
@@ -75,6 +82,7 @@ export function mappingFrom(options: Record<string, unknown>): InputMapping {
     params: isRecord(options.params) ? options.params : undefined,
     inputMap: isRecord(options.inputMap) ? (options.inputMap as Record<string, string | null>) : undefined,
     valueMap: isRecord(options.valueMap) ? (options.valueMap as Record<string, Record<string, unknown>>) : undefined,
+    systemInPrompt: options.systemInPrompt === true,
   };
 }
 

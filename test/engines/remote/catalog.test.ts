@@ -68,6 +68,9 @@ test('each model says where it runs and is bound to that adapter with a provider
     else assert.equal(typeof o.model, 'string', `${mode.subModelId} model id`);
     if (mode.engine.engine === 'openai') assert.ok(['chat', 'image', 'image-edit', 'speech', 'transcription'].includes(String(o.operation)));
     assert.ok(m.icon && /^#[0-9a-f]{6}$/.test(m.accent));
+    // a field the binding would drop would be a lie in the schema
+    const dropped = Object.entries((o.inputMap ?? {}) as Record<string, unknown>).filter(([, v]) => v === null).map(([k]) => k);
+    for (const d of dropped) assert.ok(!mode.fields.some((f) => f.name === d), `${mode.subModelId} shows ${d} but never sends it`);
   }
 });
 

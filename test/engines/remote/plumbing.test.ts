@@ -67,6 +67,8 @@ test('input mapping: renames, drops, value tables, fixed params', () => {
     { params: { output_format: 'png', num_outputs: 9 }, inputMap: { num_images: 'num_outputs', aspect_ratio: 'image_size', keep: null }, valueMap: { aspect_ratio: { '16:9': 'landscape_16_9' }, language: { auto: null } } },
   );
   assert.deepEqual(out, { output_format: 'png', num_outputs: 2, prompt: 'p', image_size: 'landscape_16_9' });
+  assert.deepEqual(mapInput({ prompt: 'Hi', system: 'Be brief', max_tokens: 5 }, { systemInPrompt: true }), { prompt: 'Be brief\n\nHi', max_tokens: 5 });
+  assert.deepEqual(mapInput({ prompt: 'Hi', system: '' }, { systemInPrompt: true }), { prompt: 'Hi', system: '' });
   assert.equal(mediaFieldKind('image_url'), 'image');
   assert.equal(mediaFieldKind('start_image_url'), 'image');
   assert.equal(mediaFieldKind('image_urls'), 'image');
