@@ -1,0 +1,141 @@
+import { FakeServer, type FakeReply, type FakeRequest } from './server.js';
+import { makePng, makeWav } from './media.js';
+
+/**
+ * A fake of the OpenAI HTTP API (and so of Ollama/vLLM/llama.cpp's compatible servers) under /v1:
+ * chat completions (JSON or SSE chunks ending in `data: [DONE]`), image generations (b64_json, or url
+ * with response_format "url") and edits (multipart), speech (audio bytes), transcriptions (multipart in,
+ * `{ text }` out). Errors use OpenAI's `{ error: { message, type, param, code } }` body.
+ */
+export interface OpenAIFakeOptions {
+  apiKey?: string;
+  models?: string[];
+  /** Words the chat answers with; the fake streams one word per chunk. */
+  answer?: string[];
+  /** Gap between stream chunks. */
+  gapMs?: number;
+}
+
+export interface OpenAIFake extends FakeServer {
+  lastChat?: any;
+  lastForm?: FormData;
+}
+
+const err = (status: number, message: string, type: string, code: string | null, param: string | null = null): FakeReply => ({
+  status,
+  json: { error: { message, type, param, code } },
+});
+
+async function formOf(req: FakeRequest): Promise<FormData> {
+  const r = new Request('http://fake/', { method: 'POST', headers: { 'content-type': String(req.headers['content-type']) }, body: new Uint8Array(req.body) });
+  return r.formData();
+}
+
+export async function startOpenAIFake(o: OpenAIFakeOptions = {}): Promise<OpenAIFake> {
+  const models = o.models ?? ['gpt-test', 'gpt-image-test', 'tts-test', 'whisper-test'];
+  const answer = o.answer ?? ['Hello', ' from', ' the', ' fake', ' model', '.'];
+  let imageN = 0;
+  const files = new Map<string, Buffer>();
+  const fake = new FakeServer(async (req) => {
+    if (req.method === 'GET' && req.path.startsWith('/files/')) {
+      const f = files.get(req.path);
+      return f ? { headers: { 'content-type': 'image/png' }, body: f } : { status: 404, body: 'gone' };
+    }
+    if (o.apiKey && req.headers.authorization !== `Bearer ${o.apiKey}`) {
+      // The real API masks the key; this fake echoes it whole so tests prove the adapter scrubs it.
+      const got = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+      return err(401, `Incorrect API key provided: ${got}. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', 'invalid_api_key');
+    }
+    const modelCheck = (model: unknown): FakeReply | undefined =>
+      typeof model === 'string' && models.includes(model)
+        ? undefined
+        : err(404, `The model \`${String(model)}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found');
+
+    if (req.method === 'POST' && req.path === '/v1/chat/completions') {
+      const body = req.json();
+      (fake as OpenAIFake).lastChat = body;
+      const bad = modelCheck(body.model);
+      if (bad) return bad;
+      if (!Array.isArray(body.messages) || body.messages.length === 0) return err(400, "'messages' must contain at least one message", 'invalid_request_error', null, 'messages');
+      const created = Math.floor(Date.now() / 1000);
+      const words = body.max_tokens !== undefined ? answer.slice(0, body.max_tokens) : answer;
+      const finish = words.length < answer.length ? 'length' : 'stop';
+      if (!body.stream) {
+        return {
+          json: {
+            id: 'chatcmpl-fake1', object: 'chat.completion', created, model: body.model,
+            choices: [{ index: 0, message: { role: 'assistant', content: words.join('') }, finish_reason: finish }],
+            usage: { prompt_tokens: 10, completion_tokens: words.length, total_tokens: 10 + words.length },
+          },
+        };
+      }
+      const chunk = (delta: object, finish_reason: string | null) =>
+        `data: ${JSON.stringify({ id: 'chatcmpl-fake1', object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason }] })}\n\n`;
+      return {
+        chunks: [
+          ': keep-alive\n\n',
+          chunk({ role: 'assistant', content: '' }, null),
+          ...words.map((w) => chunk({ content: w }, null)),
+          chunk({}, finish),
+          'data: [DONE]\n\n',
+        ],
+        gapMs: o.gapMs ?? 0,
+      };
+    }
+
+    if (req.method === 'POST' && (req.path === '/v1/images/generations' || req.path === '/v1/images/edits')) {
+      const edit = req.path.endsWith('edits');
+      let model: unknown, n: number, format: unknown;
+      if (edit) {
+        const form = await formOf(req);
+        (fake as OpenAIFake).lastForm = form;
+        model = form.get('model');
+        n = Number(form.get('n') ?? 1);
+        format = form.get('response_format');
+        if (!form.get('image') && form.getAll('image[]').length === 0) return err(400, "Missing required parameter: 'image'.", 'invalid_request_error', 'missing_required_parameter', 'image');
+      } else {
+        const body = req.json();
+        model = body.model;
+        n = body.n ?? 1;
+        format = body.response_format;
+        if (typeof body.prompt !== 'string' || !body.prompt) return err(400, "Missing required parameter: 'prompt'.", 'invalid_request_error', 'missing_required_parameter', 'prompt');
+        if (body.prompt.includes('forbidden')) return err(400, 'Your request was rejected as a result of our safety system.', 'image_generation_user_error', 'content_policy_violation');
+      }
+      const bad = modelCheck(model);
+      if (bad) return bad;
+      const data = Array.from({ length: n }, (_, i) => {
+        const png = makePng(8 + i, 8, [10 * i, 100, 200]);
+        if (format === 'url') {
+          const path = `/files/img-${++imageN}.png`;
+          files.set(path, png);
+          return { url: `${fake.url}${path}`, revised_prompt: 'a revised prompt' };
+        }
+        return { b64_json: png.toString('base64') };
+      });
+      return { json: { created: Math.floor(Date.now() / 1000), data } };
+    }
+
+    if (req.method === 'POST' && req.path === '/v1/audio/speech') {
+      const body = req.json();
+      const bad = modelCheck(body.model);
+      if (bad) return bad;
+      if (typeof body.input !== 'string' || !body.input) return err(400, "Missing required parameter: 'input'.", 'invalid_request_error', 'missing_required_parameter', 'input');
+      if (body.response_format === 'wav') return { headers: { 'content-type': 'audio/wav' }, body: makeWav(0.05) };
+      // An MP3 header (ID3 tag + one silent layer III frame header) is enough for the adapter to sniff.
+      const mp3 = Buffer.concat([Buffer.from('ID3\x04\x00\x00\x00\x00\x00\x00', 'latin1'), Buffer.from([0xff, 0xfb, 0x90, 0x64]), Buffer.alloc(413)]);
+      return { headers: { 'content-type': 'audio/mpeg' }, body: mp3 };
+    }
+
+    if (req.method === 'POST' && req.path === '/v1/audio/transcriptions') {
+      const form = await formOf(req);
+      (fake as OpenAIFake).lastForm = form;
+      const bad = modelCheck(form.get('model'));
+      if (bad) return bad;
+      const file = form.get('file');
+      if (!(file instanceof Blob)) return err(400, "Missing required parameter: 'file'.", 'invalid_request_error', 'missing_required_parameter', 'file');
+      return { json: { text: `transcribed ${file.size} bytes${form.get('language') ? ` in ${String(form.get('language'))}` : ''}` } };
+    }
+    return err(404, `Invalid URL (${req.method} ${req.path})`, 'invalid_request_error', null);
+  }) as OpenAIFake;
+  return fake.start();
+}
