@@ -29,6 +29,9 @@ export interface Config {
   webhookRetrySchedule: number[];
   webhookTimeoutMs: number;
   deliveryConcurrency: number;
+  /** Largest media input fetched for a run, and how long fetching it may take. */
+  mediaMaxBytes: number;
+  mediaTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -70,6 +73,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     })(),
     webhookTimeoutMs: intFrom(env, 'ATELIER_WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
     deliveryConcurrency: intFrom(env, 'ATELIER_DELIVERY_CONCURRENCY', 16, 1, 256),
+    mediaMaxBytes: intFrom(env, 'ATELIER_MEDIA_MAX_BYTES', 100 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
+    mediaTimeoutMs: intFrom(env, 'ATELIER_MEDIA_TIMEOUT_MS', 60_000, 1000, 600_000),
     modelsDir: path.resolve(env.MODELS_DIR || path.join(env.DATA_DIR || './data', 'models')),
   };
 }

@@ -12,10 +12,10 @@ import { WorkflowExecutor } from './workflows/executor.js';
 import { installSystemWorkflows } from './workflows/system.js';
 import { RunSweeper } from './runs/sweeper.js';
 import { ownFileResolver } from './files/ownFiles.js';
-import { basicMediaFetcher } from './engines/mediaFetcher.js';
+import { createMediaFetcher } from './engines/media.js';
 import { closeThreadPools } from './engines/local/threads.js';
 import { closeLlama } from './engines/local/llm/llamaCpp.js';
-import { Deliverer, plainPost } from './events/deliverer.js';
+import { Deliverer, guardedPost } from './events/deliverer.js';
 
 export const ROLES = ['all', 'api', 'worker', 'deliverer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -55,7 +55,10 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
 
   if (working) {
     const runner = new EngineRunner(services.catalog, services.engines, services.files, log,
-      (accountId) => basicMediaFetcher(ownFileResolver(services.files, accountId, services.publicUrl)));
+      (accountId, signal) => createMediaFetcher({
+        allowPrivate: config.allowPrivateUrls, maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, signal,
+        resolveOwnFile: ownFileResolver(services.files, accountId, services.publicUrl),
+      }));
     const tmpRoot = path.join(config.dataDir, 'tmp');
     const executor = new WorkflowExecutor(database.db, services.catalog, runner, services.files, services.queue, log, {
       leaseSeconds: config.runLeaseSeconds, tmpRoot, publicUrl: services.publicUrl,
@@ -82,7 +85,7 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
       concurrency: config.deliveryConcurrency,
       timeoutMs: config.webhookTimeoutMs,
       claimSeconds: Math.ceil(config.webhookTimeoutMs / 1000) + 15,
-      post: plainPost,
+      post: guardedPost(config.allowPrivateUrls),
     });
     await deliverer.start();
     parts.push(deliverer);

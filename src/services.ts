@@ -14,6 +14,8 @@ import { FileService } from './files/service.js';
 import { LocalBlobStore } from './files/blobStore.js';
 import { NodeRunService } from './runs/service.js';
 import path from 'node:path';
+import { checkUrl, OutboundError } from './net/urlGuard.js';
+import { AppError } from './errors.js';
 import { WebhookSecretService } from './events/secrets.js';
 import { DeliveryService } from './events/deliveries.js';
 import { WorkflowService } from './workflows/service.js';
@@ -56,11 +58,19 @@ export async function createServices(config: Config, db: Db, opts: { supervise?:
   const files = new FileService(db, new LocalBlobStore(path.join(config.dataDir, 'files')), {
     publicUrl, retentionSeconds: config.fileRetentionSeconds, urlTtlSeconds: config.fileUrlTtlSeconds,
   });
-  // Webhook URL host checks arrive with the outbound URL guard (webhooks issue); scheme checks happen in parsing.
-  const nodeRuns = new NodeRunService(db, catalog, queue, notifier, async () => {});
+  // Webhook hosts must resolve to public addresses (checked again at each delivery against DNS rebinding).
+  const checkWebhookUrl = async (url: string) => {
+    try {
+      await checkUrl(url, { allowPrivate: config.allowPrivateUrls, allowHttp: true });
+    } catch (err) {
+      const message = err instanceof OutboundError ? err.message : `cannot resolve the host of ${url}`;
+      throw new AppError('VALIDATION_ERROR', `body.webhook.url ${message}`, { details: [{ path: 'body.webhook.url', message }] });
+    }
+  };
+  const nodeRuns = new NodeRunService(db, catalog, queue, notifier, checkWebhookUrl);
   const workflows = new WorkflowService(db, catalog);
   return {
-    workflowRuns: new WorkflowRunService(db, catalog, workflows, queue, nodeRuns),
+    workflowRuns: new WorkflowRunService(db, catalog, workflows, queue, nodeRuns, checkWebhookUrl),
     notifier,
     queue,
     files,

@@ -227,3 +227,36 @@ describe('listing', () => {
     assert.equal(p2.body.nextCursor, null);
   });
 });
+
+describe('outbound URLs are guarded', () => {
+  test('a webhook to a loopback or private address is refused unless the operator allows it', async () => {
+    const u = await srv.user();
+    for (const url of ['http://127.0.0.1:9/hook', 'https://10.1.2.3/hook', 'http://[::1]/hook', 'http://169.254.169.254/latest']) {
+      const b = expectErrorBody(await srv.request('POST', SFX.path, { key: u.key, body: { ...SFX.body, webhook: { url } } }), 400, 'VALIDATION_ERROR');
+      assert.equal(b.details[0].path, 'body.webhook.url');
+    }
+    assert.equal((await balance(srv, u.key)).reservedMicrocredits, 0);
+  });
+
+  test('a media input on a private address fails the run with the reason and refunds it', async () => {
+    const u = await srv.user();
+    const before = await balance(srv, u.key);
+    const r = await srv.request('POST', '/v1/nodes/resize_image/run', { key: u.key, body: { input: { image_url: 'https://127.0.0.1/secret.png', width: 10 } } });
+    assert.equal(r.status, 202, r.text);
+    const run = await waitForStatus(srv, u.key, `/v1/nodes/runs/${r.body.runId}`, ['COMPLETED', 'FAILED']);
+    assert.equal(run.status, 'FAILED');
+    assert.match(run.error, /loopback|not allowed|refused/i);
+    assert.deepEqual(await balance(srv, u.key), before);
+  });
+
+  test('an unconfigured remote model is 503 MODEL_UNAVAILABLE and costs nothing', async () => {
+    const u = await srv.user();
+    const before = await balance(srv, u.key);
+    const r = await srv.request('POST', '/v1/nodes/flux_2_pro/run', { key: u.key, body: { input: { prompt: 'a lighthouse' } } });
+    const b = expectErrorBody(r, 503, 'MODEL_UNAVAILABLE');
+    assert.match(b.message, /FAL_KEY|REPLICATE_API_TOKEN|OPENAI|COMFYUI/);
+    assert.deepEqual(await balance(srv, u.key), before);
+    const listed = (await srv.request('GET', '/v1/models', { key: u.key })).body.find((m: { nodeType: string }) => m.nodeType === 'flux_2_pro');
+    assert.equal(listed.available, false);
+  });
+});

@@ -2,12 +2,22 @@ import type { Config } from '../config.js';
 import { EngineRegistry } from '../engines/registry.js';
 import { allEngines } from '../engines/all.js';
 import { Catalog } from './catalog.js';
+import path from 'node:path';
 import { builtinModels } from './models/index.js';
+import { loadOperatorModels } from './operatorModels.js';
+import { REMOTE_ENGINE_IDS } from '../engines/remote/index.js';
 
 /** Builds this process's engine registry (availability checked once) and the catalog over it. */
 export async function loadCatalog(config: Config, env: NodeJS.ProcessEnv = process.env): Promise<{ catalog: Catalog; engines: EngineRegistry }> {
   const engines = new EngineRegistry(allEngines(config, env));
   await engines.init();
-  const catalog = new Catalog(builtinModels({ ...env, DATA_DIR: config.dataDir, MODELS_DIR: config.modelsDir }), (id) => engines.availability(id));
+  const builtin = builtinModels({ ...env, DATA_DIR: config.dataDir, MODELS_DIR: config.modelsDir });
+  // Operator-defined models (atelier.models.json) bind remote adapters without code; a bad file stops start-up with its problems listed.
+  const operator = await loadOperatorModels(env.ATELIER_MODELS_FILE ?? path.join(config.dataDir, 'atelier.models.json'), {
+    existingNodeTypes: builtin.map((m) => m.nodeType),
+    engineIds: REMOTE_ENGINE_IDS,
+    required: Boolean(env.ATELIER_MODELS_FILE),
+  });
+  const catalog = new Catalog([...builtin, ...operator], (id) => engines.availability(id));
   return { catalog, engines };
 }

@@ -6,8 +6,12 @@ import { lipsyncEngines } from './local/lipsync/index.js';
 import { llmEngines } from './local/llm/index.js';
 import { textEngines } from './local/text/index.js';
 import { videoEngines } from './local/video/index.js';
+import { remoteEnginesFromEnv } from './remote/index.js';
 
 /** Every engine this build has: local engines always, remote adapters configured from the environment. */
-export function allEngines(_config: Config, _env: NodeJS.ProcessEnv = process.env): Engine[] {
-  return [...imageEngines, ...videoEngines, ...lipsyncEngines, ...audioEngines, ...llmEngines, ...textEngines];
+export function allEngines(config: Config, env: NodeJS.ProcessEnv = process.env): Engine[] {
+  return [
+    ...imageEngines, ...videoEngines, ...lipsyncEngines, ...audioEngines, ...llmEngines, ...textEngines,
+    ...remoteEnginesFromEnv(env, { allowPrivate: config.allowPrivateUrls }),
+  ];
 }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/pool.js';
 import { CHANNELS, type Notifier } from '../db/notifier.js';
 import { newId } from '../ids.js';
+import { guardedFetch, OutboundError } from '../net/urlGuard.js';
 import { deliveryHeaders } from './signing.js';
 import { delayBeforeAttempt } from './retrySchedule.js';
 import type { WebhookSecretService } from './secrets.js';
@@ -106,10 +107,12 @@ export class Deliverer {
     const started = performance.now();
     let status: number | undefined;
     let error: string | undefined;
+    let permanent = false;
     try {
       status = await this.opts.post(d.url, headers, body, this.opts.timeoutMs);
     } catch (err) {
       error = (err as Error).message || String(err);
+      permanent = err instanceof PermanentDeliveryError;
     }
     const latency = Math.round(performance.now() - started);
     let outcome: 'delivered' | 'pending' | 'failed';
@@ -142,7 +145,26 @@ export class Deliverer {
   }
 }
 
-/** Plain fetch with a time-out; the service swaps in the SSRF-guarded fetch. */
+/**
+ * The delivery POST through the outbound URL guard: the receiver's address is resolved and checked again
+ * at every attempt (DNS rebinding), no redirects are followed, and a refused address fails for good.
+ */
+export function guardedPost(allowPrivate: boolean): PostFn {
+  return async (url, headers, body, timeoutMs) => {
+    try {
+      const res = await guardedFetch(url, { allowPrivate, allowHttp: true, method: 'POST', headers, body, timeoutMs, maxBytes: 65_536, maxRedirects: 0 });
+      return res.status;
+    } catch (err) {
+      if (err instanceof OutboundError && err.refused) throw new PermanentDeliveryError(err.message);
+      throw err;
+    }
+  };
+}
+
+/** A delivery that can never succeed (the address is refused): no retries. */
+export class PermanentDeliveryError extends Error {}
+
+/** Plain fetch with a time-out, for tests that deliver without the guard. */
 export const plainPost: PostFn = async (url, headers, body, timeoutMs) => {
   const res = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
   await res.body?.cancel().catch(() => {});

@@ -29,7 +29,7 @@ export class EngineRunner {
     private readonly engines: EngineRegistry,
     private readonly files: FileService,
     private readonly log: Logger,
-    private readonly fetchMediaFor: (accountId: string) => (url: string, opts?: FetchMediaOptions) => Promise<Media>,
+    private readonly fetchMediaFor: (accountId: string, signal: AbortSignal) => (url: string, opts?: FetchMediaOptions) => Promise<Media>,
   ) {}
 
   async run(job: EngineJob): Promise<EngineOutputs> {
@@ -53,7 +53,7 @@ export class EngineRunner {
         lastProgress = now;
         job.onProgress(Math.max(0, Math.min(1, Number.isFinite(fraction) ? fraction : 0)), message?.slice(0, 200));
       },
-      fetchMedia: this.fetchMediaFor(job.accountId),
+      fetchMedia: this.fetchMediaFor(job.accountId, job.signal),
     };
     return engine.execute({ nodeType: job.nodeType, subModelId: mode.subModelId, input: job.input, options: mode.engine.options ?? {} }, ctx);
   }

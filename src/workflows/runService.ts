@@ -31,6 +31,7 @@ export class WorkflowRunService {
     private readonly workflows: WorkflowService,
     private readonly queue: JobQueue,
     private readonly nodeRuns: NodeRunService,
+    private readonly checkWebhookUrl: (url: string) => Promise<void>,
   ) {}
 
   async create(c: { accountId: string; workflowId: string; values?: unknown; webhook?: unknown; idempotencyKey?: string; cancelAfterSeconds?: number }) {
@@ -39,6 +40,7 @@ export class WorkflowRunService {
     this.workflows.check(graph, true);
     const values = resolveRequestValues(graph, c.values);
     const webhook = parseWebhookConfig(c.webhook, WORKFLOW_RUN_EVENTS);
+    if (webhook) await this.checkWebhookUrl(webhook.url);
     const modelNodes = graph.nodes.filter((n) => n.type !== 'request' && n.type !== 'response');
     for (const n of modelNodes) {
       const m = this.catalog.model(n.type)!;
