@@ -105,12 +105,14 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
   services.markReady();
 
   log.info({ role, data: database.location }, `data lives in ${database.location}`);
-  if (url) log.info(`listening on ${url} (role ${role})`);
   const unavailable = services.catalog.models.filter((m) => !m.deprecated && !services.catalog.availability(m).available).length;
   log.info(`${services.catalog.models.length} models in the catalog, ${unavailable} unavailable on this machine (see GET /v1/models)`);
   if (!(await services.keys.anyExist())) {
     log.info('no API keys yet: create a user and your first key with `npx atelier quickstart --email you@example.com`');
   }
+  // Last, so whoever waits for this line sees everything above it.
+  if (url) log.info(`listening on ${url} (role ${role})`);
+  else log.info(`started (role ${role})`);
 
   let stopping: Promise<void> | undefined;
   const stop = () =>

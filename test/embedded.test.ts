@@ -23,10 +23,12 @@ function freePort(): Promise<number> {
 }
 
 interface Served { child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> }
+const started: ChildProcess[] = [];
 
 async function serve(): Promise<Served> {
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...baseEnv, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  started.push(child);
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -63,6 +65,7 @@ function grepTree(dir: string, needle: Buffer): string[] {
 
 after(async () => {
   // Whatever happened, leave no server behind.
+  for (const c of started) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   const pid = postmasterPid();
   if (pid) try { process.kill(pid, 'SIGINT'); } catch { /* gone */ }
   await new Promise((r) => setTimeout(r, 500));

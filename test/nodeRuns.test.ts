@@ -260,3 +260,19 @@ describe('outbound URLs are guarded', () => {
     assert.equal(listed.available, false);
   });
 });
+
+describe('artifact retention', () => {
+  test('expired files are deleted with their blobs and their links stop working', async () => {
+    const u = await srv.user();
+    const r = await srv.request('POST', SFX.path, { key: u.key, body: { ...SFX.body, input: { seed: 4242 } }, headers: { prefer: 'wait=30' } });
+    const file = r.body.files[0];
+    const sha = (await srv.services.db.query('SELECT sha256 FROM files WHERE id = $1', [file.id])).rows[0].sha256;
+    assert.ok(await srv.services.files.blobs.has(sha));
+    await srv.services.db.query(`UPDATE files SET expires_at = now() - interval '1 second' WHERE id = $1`, [file.id]);
+    const swept = await srv.services.files.sweep();
+    assert.ok(swept.files >= 1);
+    assert.equal(await srv.services.files.blobs.has(sha), false);
+    expectErrorBody(await srv.request('GET', `/v1/files/${file.id}`, { key: u.key }), 404, 'NOT_FOUND');
+    assert.equal((await fetch(file.url)).status, 404);
+  });
+});

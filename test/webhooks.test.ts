@@ -2,13 +2,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
-import pino from 'pino';
+import { spawn } from 'node:child_process';
 import { expectErrorBody, startTestServer, type TestServer } from './helpers/server.js';
 import { startReceiver } from './helpers/receiver.js';
 import { waitForStatus } from './helpers/poll.js';
-import { runCli } from './helpers/cli.js';
+import { BIN, runCli } from './helpers/cli.js';
 import { slowRunBody } from './helpers/slowRun.js';
-import { Deliverer, plainPost } from '../src/events/deliverer.js';
 
 let srv: TestServer;
 let rx: Awaited<ReturnType<typeof startReceiver>>;
@@ -157,12 +156,13 @@ describe('delivery', () => {
     new StandardWebhook(fresh).verify(d.body, d.headers);
   });
 
-  test('several deliverers never send one attempt twice', async () => {
-    const extra = [1, 2].map(() => new Deliverer(srv.services.db, srv.services.notifier, srv.services.webhookSecrets, pino({ level: 'silent' }), {
-      schedule: [0, 1], concurrency: 4, timeoutMs: 5000, claimSeconds: 30, post: plainPost,
+  test('two more deliverer processes never send one attempt twice, and keep per-run order', async () => {
+    const deliverers = [1, 2].map(() => spawn(process.execPath, [BIN, 'serve', '--role', 'deliverer'], {
+      env: { ...process.env, DATABASE_URL: srv.databaseUrl, DATA_DIR: srv.dataDir, LOG_LEVEL: 'silent', ATELIER_ALLOW_PRIVATE_URLS: '1', ATELIER_WEBHOOK_RETRY_SCHEDULE: '0,1' },
+      stdio: 'ignore',
     }));
-    await Promise.all(extra.map((d) => d.start()));
     try {
+      await new Promise((res) => setTimeout(res, 3000)); // let them start and compete for deliveries
       const u = await srv.user();
       const before = rx.forPath('/many').length;
       const runs = await Promise.all(Array.from({ length: 20 }, (_, i) => run(u.key, SFX({ url: rx.url('/many') }, i))));
@@ -172,13 +172,12 @@ describe('delivery', () => {
       const got = rx.forPath('/many').slice(before);
       assert.equal(got.length, 40);
       assert.equal(new Set(got.map((d) => d.headers['webhook-id'])).size, 40);
-      // Causal order per run: started before completed.
       for (const r of runs) {
         const types = got.filter((d) => d.json.runId === r.body.runId).map((d) => d.json.type);
         assert.deepEqual(types, ['run.started', 'run.completed']);
       }
     } finally {
-      await Promise.all(extra.map((d) => d.stop()));
+      for (const d of deliverers) d.kill('SIGKILL');
     }
   });
 });
