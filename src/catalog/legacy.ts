@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../db/pool.js';
 import { AppError } from '../errors.js';
 import { priceMicrocredits } from '../pricing/price.js';
+import { decodeCursor, pageOf } from '../pagination.js';
 import type { Catalog } from './catalog.js';
 import type { ModelDef } from './types.js';
 
@@ -74,31 +75,21 @@ export class LegacyService {
     const model = this.catalog.model(nodeType);
     if (!model || !model.deprecated) throw new AppError('NOT_FOUND', `${nodeType} is not a deprecated model`);
     await this.ensureSeeded(accountId);
-    let after: { t: Date; id: string } | undefined;
-    if (cursor !== undefined) {
-      try {
-        const [t, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString());
-        after = { t: new Date(t), id: String(id) };
-        if (Number.isNaN(after.t.getTime())) throw new Error();
-      } catch {
-        throw new AppError('VALIDATION_ERROR', 'cursor is not one this API returned', { details: [{ path: 'query.cursor', message: 'is invalid' }] });
-      }
-    }
+    const after = decodeCursor(cursor);
     const rows = (await this.db.query(
       `SELECT * FROM legacy_runs WHERE account_id = $1 AND node_type = $2
          AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
        ORDER BY created_at DESC, id DESC LIMIT $5`,
-      [accountId, nodeType, after?.t ?? null, after?.id ?? null, limit + 1],
+      [accountId, nodeType, after[0], after[1], limit + 1],
     )).rows;
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
+    const { page, nextCursor } = pageOf(rows, limit, (r) => r.created_at);
     return {
       nodeType,
       items: page.map((r) => ({
         id: r.id, status: r.status, input: r.input, output: r.output, creditUsed: Number(r.credit_used),
         createdAt: r.created_at.toISOString(), finishedAt: r.finished_at?.toISOString() ?? null,
       })),
-      nextCursor: rows.length > limit && last ? Buffer.from(JSON.stringify([last.created_at.toISOString(), last.id])).toString('base64url') : null,
+      nextCursor,
     };
   }
 }

@@ -1,8 +1,10 @@
 import crypto from 'node:crypto';
+import { canonicalJson } from '../canonicalJson.js';
 import type { Db } from '../db/pool.js';
 import { CHANNELS, notify, type Notifier } from '../db/notifier.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
+import { decodeCursor, pageOf } from '../pagination.js';
 import { reserve } from '../billing/ledger.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { priceMicrocredits } from '../pricing/price.js';
@@ -30,11 +32,6 @@ export interface CreatedRun {
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
-  return JSON.stringify(v) ?? 'null';
-}
 
 /** Standalone model runs: creation (price → reserve → insert → enqueue in one transaction), reads, cancel. */
 export class NodeRunService {
@@ -66,7 +63,7 @@ export class NodeRunService {
     }
     if (webhook) await this.checkWebhookUrl(webhook.url);
     const cost = BigInt(priceMicrocredits(mode.pricing, input));
-    const requestHash = crypto.createHash('sha256').update(canonical({ nodeType: model.nodeType, subModelId: resolved.subModelId, input: c.input ?? {}, webhook: c.webhook ?? null })).digest('hex');
+    const requestHash = crypto.createHash('sha256').update(canonicalJson({ nodeType: model.nodeType, subModelId: resolved.subModelId, input: c.input ?? {}, webhook: c.webhook ?? null })).digest('hex');
     const timeout = mode.timeoutSeconds ?? 600;
 
     return this.db.tx(async (tx) => {
@@ -113,22 +110,10 @@ export class NodeRunService {
   }
 
   async list(accountId: string, cursor: string | undefined, limit: number): Promise<{ runs: any[]; nextCursor: string | null }> {
-    let after: [Date, string] | [null, null] = [null, null];
-    if (cursor !== undefined) {
-      try {
-        const [t, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [string, string];
-        const d = new Date(t);
-        if (Number.isNaN(d.getTime()) || typeof id !== 'string') throw new Error();
-        after = [d, id];
-      } catch {
-        throw new AppError('VALIDATION_ERROR', 'cursor is not one this API returned', { details: [{ path: 'query.cursor', message: 'is invalid' }] });
-      }
-    }
+    const after = decodeCursor(cursor);
     const rows = (await this.db.query(q.LIST_RUNS, [accountId, 'node', after[0], after[1], limit + 1])).rows;
-    const runs = rows.slice(0, limit);
-    const last = runs.at(-1);
-    const nextCursor = rows.length > limit && last ? Buffer.from(JSON.stringify([last.created_at.toISOString(), last.id])).toString('base64url') : null;
-    return { runs, nextCursor };
+    const { page, nextCursor } = pageOf(rows, limit, (r) => r.created_at);
+    return { runs: page, nextCursor };
   }
 
   /**

@@ -107,7 +107,9 @@ export class RunWorker {
       Date.now() + claimed.timeout_seconds * 1000,
       claimed.cancel_after ? claimed.cancel_after.getTime() : Number.POSITIVE_INFINITY,
     );
-    const timer = setTimeout(() => ctl.abort(new Error('timeout')), Math.max(0, deadline - Date.now()));
+    // At a Cancel-After deadline the run is canceled (and refunded) by the sweeper; the model's own time-out fails it.
+    const byCancelAfter = claimed.cancel_after !== null && deadline === claimed.cancel_after.getTime();
+    const timer = setTimeout(() => ctl.abort(new Error(byCancelAfter ? 'canceled' : 'timeout')), Math.max(0, deadline - Date.now()));
     try {
       const outputs = await this.runEngine(claimed, ctl.signal, deadline, tmpDir);
       if (ctl.signal.aborted) throw ctl.signal.reason;

@@ -211,7 +211,9 @@ export class WorkflowExecutor {
         [runId, nodeId, this.id, this.opts.leaseSeconds]).then((r) => { if (r.rowCount === 0) ctl.abort(new Error('lease lost')); }, () => {});
     }, Math.max(250, (this.opts.leaseSeconds * 1000) / 3));
     const deadline = Math.min(Date.now() + (mode.timeoutSeconds ?? 600) * 1000, claimed.cancel_after ? claimed.cancel_after.getTime() : Number.POSITIVE_INFINITY);
-    const timer = setTimeout(() => ctl.abort(new Error('timeout')), Math.max(0, deadline - Date.now()));
+    // At a Cancel-After deadline the whole run is canceled by the sweeper; the model's own time-out fails the node.
+    const byCancelAfter = claimed.cancel_after !== null && deadline === claimed.cancel_after.getTime();
+    const timer = setTimeout(() => ctl.abort(new Error(byCancelAfter ? 'canceled' : 'timeout')), Math.max(0, deadline - Date.now()));
     const tmpDir = path.join(this.opts.tmpRoot, `${runId}-${nodeId}-${claimed.attempts}`);
     fs.mkdirSync(tmpDir, { recursive: true });
     try {

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { canonicalJson } from '../canonicalJson.js';
 import type { ModeDef } from '../catalog/types.js';
 import { AppError } from '../errors.js';
 import { portsOf, requestFieldsOf } from './ports.js';
@@ -93,11 +94,6 @@ export function mapFileRefs(v: unknown, fn: (id: string) => unknown): unknown {
   return v;
 }
 
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
-  return JSON.stringify(v) ?? 'null';
-}
 
 /**
  * The node cache key: model, mode and the resolved input, with files standing for their content hash
@@ -105,5 +101,5 @@ function canonical(v: unknown): string {
  */
 export function cacheKey(nodeType: string, subModelId: string | null, input: Record<string, unknown>, shaOf: (fileId: string) => string): string {
   const normal = mapFileRefs(input, (id) => ({ sha256: shaOf(id) }));
-  return crypto.createHash('sha256').update(canonical({ nodeType, subModelId, input: normal })).digest('hex');
+  return crypto.createHash('sha256').update(canonicalJson({ nodeType, subModelId, input: normal })).digest('hex');
 }

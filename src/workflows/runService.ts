@@ -1,8 +1,10 @@
 import crypto from 'node:crypto';
+import { canonicalJson } from '../canonicalJson.js';
 import type { Db } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
+import { decodeCursor, pageOf } from '../pagination.js';
 import { release, reserve } from '../billing/ledger.js';
 import { estimateNodes } from '../catalog/estimate.js';
 import type { Catalog } from '../catalog/catalog.js';
@@ -15,11 +17,6 @@ import { resolveRequestValues } from './inputs.js';
 import type { WorkflowService } from './service.js';
 import type { Graph } from './types.js';
 
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
-  return JSON.stringify(v) ?? 'null';
-}
 
 const STATUSES = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'];
 
@@ -51,7 +48,7 @@ export class WorkflowRunService {
     // The same function as POST /v1/workflows/estimate-credits, over the same nodes: the run costs its estimate.
     const prices = estimateNodes(this.catalog, modelNodes.map((n) => ({ type: n.type, subModelId: n.subModelId, data: n.data })), 'nodes');
     const total = prices.reduce((s, p) => s + BigInt(p.microcredits), 0n);
-    const requestHash = crypto.createHash('sha256').update(canonical({ workflowId: row.id, values: c.values ?? {}, webhook: c.webhook ?? null, graph })).digest('hex');
+    const requestHash = crypto.createHash('sha256').update(canonicalJson({ workflowId: row.id, values: c.values ?? {}, webhook: c.webhook ?? null, graph })).digest('hex');
 
     return this.db.tx(async (tx) => {
       const runId = newId('run');
@@ -91,24 +88,14 @@ export class WorkflowRunService {
 
   async list(accountId: string, f: { cursor?: string; limit: number; status?: string; workflowId?: string }) {
     if (f.status !== undefined && !STATUSES.includes(f.status)) throw new AppError('VALIDATION_ERROR', `status must be one of ${STATUSES.join(', ')}`, { details: [{ path: 'query.status', message: 'is not a run status' }] });
-    let after: [string | null, string | null] = [null, null];
-    if (f.cursor !== undefined) {
-      try {
-        const [t, id] = JSON.parse(Buffer.from(f.cursor, 'base64url').toString());
-        if (Number.isNaN(new Date(t).getTime()) || typeof id !== 'string') throw new Error();
-        after = [t, id];
-      } catch {
-        throw new AppError('VALIDATION_ERROR', 'cursor is not one this API returned', { details: [{ path: 'query.cursor', message: 'is invalid' }] });
-      }
-    }
+    const after = decodeCursor(f.cursor);
     const rows = (await this.db.query(
       `SELECT * FROM runs WHERE account_id = $1 AND kind = 'workflow' AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR workflow_id = $3)
          AND ($4::timestamptz IS NULL OR (created_at, id) < ($4, $5)) ORDER BY created_at DESC, id DESC LIMIT $6`,
       [accountId, f.status ?? null, f.workflowId ?? null, after[0], after[1], f.limit + 1],
     )).rows;
-    const page = rows.slice(0, f.limit);
-    const last = page.at(-1);
-    return { runs: page, nextCursor: rows.length > f.limit && last ? Buffer.from(JSON.stringify([last.created_at.toISOString(), last.id])).toString('base64url') : null };
+    const { page, nextCursor } = pageOf(rows, f.limit, (r) => r.created_at);
+    return { runs: page, nextCursor };
   }
 
   /** Cancels queued nodes at once, tells workers to abort running ones, and refunds everything not yet charged. */

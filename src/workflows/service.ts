@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import type { Db } from '../db/pool.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
+import { decodeCursor, pageOf } from '../pagination.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { isMultiMode } from '../catalog/catalog.js';
 import type { ModeDef, PortType } from '../catalog/types.js';
@@ -120,16 +121,7 @@ export class WorkflowService {
   }
 
   async list(accountId: string, f: { cursor?: string; limit: number; search?: string }) {
-    let after: [string, string] | [null, null] = [null, null];
-    if (f.cursor !== undefined) {
-      try {
-        const [t, id] = JSON.parse(Buffer.from(f.cursor, 'base64url').toString());
-        if (Number.isNaN(new Date(t).getTime()) || typeof id !== 'string') throw new Error();
-        after = [t, id];
-      } catch {
-        throw new AppError('VALIDATION_ERROR', 'cursor is not one this API returned', { details: [{ path: 'query.cursor', message: 'is invalid' }] });
-      }
-    }
+    const after = decodeCursor(f.cursor);
     const rows = (await this.db.query(
       `SELECT id, name, updated_at, jsonb_array_length(graph->'nodes') AS node_count FROM workflows
         WHERE account_id = $1 AND ($2::text IS NULL OR name ILIKE '%' || $2 || '%')
@@ -137,12 +129,8 @@ export class WorkflowService {
         ORDER BY updated_at DESC, id DESC LIMIT $5`,
       [accountId, f.search?.replace(/[%_\\]/g, '\\$&') ?? null, after[0], after[1], f.limit + 1],
     )).rows;
-    const page = rows.slice(0, f.limit);
-    const last = page.at(-1);
-    return {
-      items: page.map((r) => ({ id: r.id, name: r.name, updatedAt: r.updated_at.toISOString(), nodeCount: r.node_count })),
-      nextCursor: rows.length > f.limit && last ? Buffer.from(JSON.stringify([last.updated_at.toISOString(), last.id])).toString('base64url') : null,
-    };
+    const { page, nextCursor } = pageOf(rows, f.limit, (r) => r.updated_at);
+    return { items: page.map((r) => ({ id: r.id, name: r.name, updatedAt: r.updated_at.toISOString(), nodeCount: r.node_count })), nextCursor };
   }
 
   /** Applies `change` to an own (not system) workflow's graph under a row lock, validates and saves it. */
