@@ -44,7 +44,9 @@ const json = { 'content-type': 'application/json' };
 describe('error bodies', () => {
   test('unparseable JSON is 400 INVALID_JSON', async () => {
     expectErrorBody(await call('POST', '/v1/probe/echo', '{"name": ', json), 400, 'INVALID_JSON');
-    expectErrorBody(await call('POST', '/v1/probe/echo', '', json), 400, 'INVALID_JSON');
+    expectErrorBody(await call('POST', '/v1/probe/echo', '{"__proto__": {"x": 1}}', json), 400, 'INVALID_JSON');
+    // An empty JSON body is no body: a route that needs one says so by its schema.
+    expectErrorBody(await call('POST', '/v1/probe/echo', '', json), 400, 'VALIDATION_ERROR');
   });
 
   test('a body failing its schema is 400 VALIDATION_ERROR naming the field', async () => {

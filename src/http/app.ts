@@ -9,6 +9,7 @@ import type { Services } from '../services.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerValidation } from './plugins/validation.js';
+import { registerJsonBody } from './plugins/jsonBody.js';
 import { healthRoutes } from './routes/health.js';
 import { creditRoutes } from './routes/credits.js';
 import { ErrorResponse } from './schemas/common.js';
@@ -51,6 +52,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     reply.header('X-Request-Id', req.id);
   });
   registerValidation(app);
+  registerJsonBody(app);
   registerErrorHandling(app);
   registerAuth(app, services.keys);
 
