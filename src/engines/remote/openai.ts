@@ -150,6 +150,8 @@ async function chat(client: ProviderClient, req: ExecuteRequest, ctx: EngineCont
     }
     if (c?.finish_reason) finish = c.finish_reason;
   }
+  // Timers can run late on a busy machine: an answer that ended after the run's deadline is a time-out.
+  if (scope.timedOut()) throw scope.stopError('the answer');
   if (!finished && !finish) throw new EngineError(`${client.cfg.label} closed the stream before the answer was complete`, true);
   if (finish === 'content_filter') throw new EngineInputError(`${client.cfg.label} stopped the answer: content filter`);
   ctx.progress(1, finish === 'length' ? 'stopped at max_tokens' : 'done');
