@@ -22,6 +22,8 @@ export type Role = (typeof ROLES)[number];
 
 export interface RunningServer {
   url: string | undefined;
+  /** The HTTP routes this process serves (for tests and docs checks). */
+  routeTable(): Array<{ method: string; url: string }>;
   services: Services;
   app: FastifyInstance | undefined;
   stop(): Promise<void>;
@@ -93,8 +95,9 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
 
   let app: FastifyInstance | undefined;
   let url: string | undefined;
+  const routes: Array<{ method: string; url: string }> = [];
   if (role === 'all' || role === 'api') {
-    app = await buildApp(services, { logger: log });
+    app = await buildApp(services, { logger: log, onRoute: (r) => routes.push(r) });
     await app.listen({ host: config.host, port: config.port });
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
@@ -123,5 +126,5 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
       await closeLlama().catch(() => {});
       await database!.close();
     })());
-  return { url, services, app, stop };
+  return { url, services, app, stop, routeTable: () => routes };
 }

@@ -30,6 +30,8 @@ import { FileViewSchema, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema } 
 export interface AppOptions {
   /** The process logger; omitted, the app logs nothing (tests). */
   logger?: Logger;
+  /** Told of every route as it is registered. */
+  onRoute?: (route: { method: string; url: string }) => void;
 }
 
 /** Builds the HTTP app over already-started services. Routes stay thin: parse, call a service, shape the reply. */
@@ -51,6 +53,11 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
   });
+  if (opts.onRoute) {
+    app.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) opts.onRoute!({ method, url: route.url });
+    });
+  }
   registerValidation(app);
   registerJsonBody(app);
   registerErrorHandling(app);

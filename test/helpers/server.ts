@@ -13,6 +13,8 @@ export interface TestServer {
   services: Services;
   /** fetch against the server with JSON helpers. */
   request(method: string, path: string, opts?: { key?: string; body?: unknown; headers?: Record<string, string>; raw?: string }): Promise<TestResponse>;
+  /** Every route the HTTP app registered (method and URL pattern). */
+  routes(): Array<{ method: string; url: string }>;
   /** A new user with a key (and, by default, 10 credits). */
   user(opts?: { email?: string; perMinute?: number; perDay?: number; microcredits?: bigint; org?: string }): Promise<{ email: string; key: string; accountId: string }>;
   close(): Promise<void>;
@@ -56,8 +58,14 @@ export async function startTestServer(env: Record<string, string> = {}, opts: { 
     return { status: res.status, headers: res.headers, body: parsed, text };
   };
 
+  const registered: Array<{ method: string; url: string }> = [];
+  if (server.app) {
+    // printRoutes is Fastify's own listing; parse its method/url pairs through the route table instead.
+    for (const r of server.routeTable()) registered.push(r);
+  }
   return {
     url,
+    routes: () => registered,
     databaseUrl: database.url,
     dataDir,
     services: server.services,
