@@ -55,8 +55,6 @@ export class AppError extends Error {
   }
 }
 
-export const notFound = (what: string) => new AppError('NOT_FOUND', `${what} not found`);
-
 export function validationError(path: string, message: string): AppError {
   return new AppError('VALIDATION_ERROR', `${path} ${message}`, { details: [{ path, message }] });
 }

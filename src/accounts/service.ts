@@ -3,7 +3,7 @@ import type { Db } from '../db/pool.js';
 import { isUniqueViolation } from '../db/pool.js';
 import { AppError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
-import { hashPassword, verifyPassword } from './password.js';
+import { hashPassword } from './password.js';
 import * as q from './queries.js';
 
 export interface User {
@@ -99,12 +99,6 @@ export class AccountService {
     return this.requireByEmail(email);
   }
 
-  async checkPassword(email: string, password: string): Promise<User | undefined> {
-    const r = await this.db.query(q.USER_BY_EMAIL, [normalizeEmail(email)]);
-    const row = r.rows[0];
-    if (!row || !(await verifyPassword(password, row.password_hash))) return undefined;
-    return toUser(row);
-  }
 }
 
 async function joinOrg(c: PoolClient, userId: string, orgName: string): Promise<void> {

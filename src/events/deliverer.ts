@@ -163,10 +163,3 @@ export function guardedPost(allowPrivate: boolean): PostFn {
 
 /** A delivery that can never succeed (the address is refused): no retries. */
 export class PermanentDeliveryError extends Error {}
-
-/** Plain fetch with a time-out, for tests that deliver without the guard. */
-export const plainPost: PostFn = async (url, headers, body, timeoutMs) => {
-  const res = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
-  await res.body?.cancel().catch(() => {});
-  return res.status;
-};

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../errors.js';
+import type { AppError, ErrorDetail } from '../errors.js';
 
 /** The spec's error body: `message` repeats `error`; `traceId` is the request id. */
 export interface ErrorBody {
@@ -20,8 +20,4 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: AppErro
   const extra: Record<string, unknown> = { ...(err.extra ?? {}) };
   if (err.details) extra.details = err.details;
   return reply.code(err.status).type('application/json; charset=utf-8').send(errorBody(req.id, err.code, err.message, extra));
-}
-
-export function statusCodeFor(code: ErrorCode): number {
-  return ERROR_STATUS[code];
 }

@@ -14,10 +14,6 @@ export type RateHeaders = Record<'X-RateLimit-Limit' | 'X-RateLimit-Remaining' |
 export const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;
 
-export function windowEnd(startMs: number, lengthMs: number): number {
-  return startMs + lengthMs;
-}
-
 /** The window with fewer requests left (the minute window on a tie, since it resets sooner). */
 export function tighterWindow(minute: WindowState, day: WindowState): WindowState {
   const left = (w: WindowState) => Math.max(0, w.limit - w.used);

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import { REQUEST_FIELD_TYPES } from '../../workflows/record.js';
 
-const PortTypeSchema = Type.Union(['text', 'number', 'boolean', 'image', 'audio', 'video', 'file', 'any'].map((t) => Type.Literal(t)));
+const PortTypeSchema = Type.Union(REQUEST_FIELD_TYPES.map((t) => Type.Literal(t)));
 const Position = Type.Object({ x: Type.Number({ minimum: -1e6, maximum: 1e6 }), y: Type.Number({ minimum: -1e6, maximum: 1e6 }) }, { additionalProperties: false });
 export const RequestFieldInput = Type.Object({
   id: Type.Optional(Type.String({ pattern: '^[a-z0-9_]{1,64}$' })),
