@@ -267,3 +267,32 @@ describe('system workflows', () => {
     assert.ok(listed.body.items.some((i: any) => i.id === copy.body.id));
   });
 });
+
+describe('listing workflow runs', () => {
+  test('newest first, filtered by status and workflow, with a cursor', async () => {
+    const u = (await srv.user()).key;
+    const wf = await req('POST', '/v1/workflows', {
+      name: 'Counter', nodes: [{ id: 'req', type: 'request', data: { fields: [{ id: 't', name: 't', type: 'text' }] } }, { id: 'wc', type: 'word_count' }, { id: 'res', type: 'response' }],
+      edges: [{ source: 'req', sourceHandle: 't', target: 'wc', targetHandle: 'in:text' }, { source: 'wc', sourceHandle: 'out:words', target: 'res', targetHandle: 'result' }],
+    }, u);
+    assert.equal(wf.status, 201, wf.text);
+    const ids: string[] = [];
+    for (const t of ['one', 'two words', 'three more words']) {
+      const r = await req('POST', '/v1/runs', { workflowId: wf.body.id, values: { req: { t } } }, u);
+      ids.push(r.body.runId);
+      await waitForStatus(srv, u, `/v1/runs/${r.body.runId}`, ['COMPLETED', 'FAILED']);
+    }
+    const last = await req('GET', `/v1/runs/${ids[2]}`, undefined, u);
+    assert.deepEqual(last.body.outputs, { wc: { 'out:words': 3 } });
+    const p1 = await req('GET', `/v1/runs?limit=2&workflowId=${wf.body.id}&status=COMPLETED`, undefined, u);
+    assert.equal(p1.status, 200, p1.text);
+    assert.deepEqual(p1.body.items.map((r: { id: string }) => r.id), [ids[2], ids[1]]);
+    assert.equal(p1.body.items[0].nodeRuns[0].input, undefined, 'lists leave out node inputs and outputs');
+    const p2 = await req('GET', `/v1/runs?limit=2&workflowId=${wf.body.id}&status=COMPLETED&cursor=${p1.body.nextCursor}`, undefined, u);
+    assert.deepEqual(p2.body.items.map((r: { id: string }) => r.id), [ids[0]]);
+    assert.equal((await req('GET', `/v1/runs?status=FAILED&workflowId=${wf.body.id}`, undefined, u)).body.items.length, 0);
+    expectErrorBody(await req('GET', '/v1/runs?status=DONE', undefined, u), 400, 'VALIDATION_ERROR');
+    const brief = await req('GET', `/v1/runs/${ids[0]}?inDetails=false`, undefined, u);
+    assert.equal(brief.body.nodeRuns[0].output, undefined);
+  });
+});
