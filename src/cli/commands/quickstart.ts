@@ -29,6 +29,6 @@ export async function quickstartCommand(ctx: CliContext, argv: string[]): Promis
       `balance: ${formatMillions(balance.available)}${granted ? ` (starter grant of ${granted} microcredits)` : ''}`,
       `API key (shown only now): ${key.key}`,
       '',
-      `try: curl -H "Authorization: Bearer ${key.key}" http://127.0.0.1:8080/v1/credits/balance`,
+      `try: curl -H "Authorization: Bearer ${key.key}" ${s.publicUrl()}/v1/credits/balance`,
     ].join('\n'));
 }
