@@ -59,7 +59,12 @@ export class Transport {
     if (opts.raw) return res as unknown as T;
     if (res.status === 204) return undefined as T;
     const text = await res.text();
-    return (text ? JSON.parse(text) : undefined) as T;
+    try {
+      return (text ? JSON.parse(text) : undefined) as T;
+    } catch (cause) {
+      // A 2xx that is not JSON means something between us and the service answered (a proxy page).
+      throw new AtelierError({ status: res.status, code: 'INVALID_RESPONSE', message: `${method} ${path} answered ${res.status} with a body that is not JSON`, traceId: res.headers.get('x-request-id') ?? undefined, cause });
+    }
   }
 
   /** Sends with retries; resolves with a 2xx Response or throws AtelierError. */
