@@ -1,0 +1,12 @@
+export { Atelier } from './client.js';
+export { AtelierError, WebhookVerificationError } from './errors.js';
+export { RunHandle, type WaitOptions } from './runHandle.js';
+export { verifyWebhook, type HeaderSource, type VerifyOptions } from './webhooks.js';
+export type { ClientOptions, FetchLike } from './transport.js';
+export type { Delivery } from './webhooksApi.js';
+export type { DownloadedFile } from './files.js';
+export * from './types-common.js';
+export * from './types-models.js';
+export * from './types-credits.js';
+export * from './types-runs.js';
+export * from './types-workflows.js';
