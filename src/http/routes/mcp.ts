@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Services } from '../../services.js';
+import { buildMcpServer } from '../../mcp/server.js';
+import { principalOf } from '../plugins/auth.js';
+
+/**
+ * MCP over Streamable HTTP at /mcp (api-decisions "Discovery"), behind the same bearer keys and rate limits
+ * as /v1 (config auth: 'required' makes the auth hook apply outside /v1). Stateless: each request gets its
+ * own server and transport, so no session state lives in the process and any replica can answer.
+ */
+export async function mcpRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  app.route({
+    method: ['POST', 'GET', 'DELETE'],
+    url: '/mcp',
+    config: { auth: 'required' },
+    schema: { hide: true },
+    handler: async (req, reply) => {
+      const principal = principalOf(req);
+      const server = buildMcpServer(services, principal);
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      // The transport writes to the raw response itself; Fastify must not send anything after this.
+      reply.hijack();
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(req.raw, reply.raw, req.body);
+      } catch (err) {
+        req.log.error({ err }, 'mcp request failed');
+        if (!reply.raw.headersSent) {
+          reply.raw.writeHead(500, { 'content-type': 'application/json' });
+          reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+        }
+      }
+    },
+  });
+}
