@@ -1,19 +1,15 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppError } from '../errors.js';
 
-/** A tool's JSON answer as one text content block: the same JSON the REST endpoint sends. */
-export function jsonResult(value: unknown): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value) }] };
-}
-
 /**
- * Runs a tool body and turns service errors into MCP tool errors (isError: true) carrying the spec's code,
+ * Runs a tool body and answers its JSON as one text content block (serialize lets a tool use the REST
+ * route's own response serializer, so the bytes match). It turns service errors into MCP tool errors (isError: true) carrying the spec's code,
  * message and field details, so the model sees what to fix and the transport never sees a throw.
  * Anything that is not an AppError is reported as INTERNAL without internals.
  */
-export async function toolCall(fn: () => Promise<unknown>): Promise<CallToolResult> {
+export async function toolCall(fn: () => Promise<unknown>, serialize: (value: any) => string = JSON.stringify): Promise<CallToolResult> {
   try {
-    return jsonResult(await fn());
+    return { content: [{ type: 'text', text: serialize(await fn()) }] };
   } catch (err) {
     const e = err instanceof AppError ? err : new AppError('INTERNAL', 'Internal error');
     const body: Record<string, unknown> = { error: e.message, code: e.code, ...(e.extra ?? {}) };

@@ -10,6 +10,12 @@ import { balanceView } from '../billing/balanceView.js';
 import { nodeRunView } from '../runs/view.js';
 import { workflowRunView } from '../workflows/runView.js';
 import { toolCall } from './result.js';
+import fastJson from 'fast-json-stringify';
+import { SearchResponse } from '../http/schemas/models.js';
+
+// GET /v1/models/search is serialized by Fastify with fast-json-stringify over this schema (key order and
+// field set follow the schema), so compiling the same schema here makes search_models byte-identical (spec 4.5).
+const searchJson = fastJson(SearchResponse);
 
 // Open objects: model inputs are validated by the services against each model's own schema, which names
 // the offending field; duplicating that in zod would drift from the REST behaviour.
@@ -27,7 +33,7 @@ export function registerTools(server: McpServer, services: Services, principal: 
   server.registerTool('search_models', {
     description: 'Search the model catalog, grouped by category. Same JSON as GET /v1/models/search. query is a category (image, video, text-to-speech, lipsync, transcription, music-generation, sound-effects, image-to-video) or a keyword; omit it for the whole catalog. Check noMatch before reading modelCatalog. Next: get_model_schema, get_model_pricing, estimate_credits, run_model.',
     inputSchema: { query: z.string().max(200).optional().describe('Category or keyword filter') },
-  }, ({ query }) => toolCall(async () => search(catalog, query)));
+  }, ({ query }) => toolCall(async () => search(catalog, query), searchJson));
 
   server.registerTool('list_node_types', {
     description: 'List every model (node type) with its sub-models. Same JSON as GET /v1/models.',
