@@ -9,7 +9,7 @@ import { estimateNodes } from '../catalog/estimate.js';
 import { balanceView } from '../billing/balanceView.js';
 import { nodeRunView } from '../runs/view.js';
 import { workflowRunView } from '../workflows/runView.js';
-import { toolCall } from './result.js';
+import { toolCall as runTool } from './result.js';
 import fastJson from 'fast-json-stringify';
 import { SearchResponse } from '../http/schemas/models.js';
 
@@ -26,8 +26,10 @@ const modelId = z.string().min(1).max(100);
  * Registers the Atelier tools for one authenticated principal. Each tool calls the same service and view
  * functions as the matching REST route, so its text content is the JSON that route returns.
  */
-export function registerTools(server: McpServer, services: Services, principal: Principal): void {
+export function registerTools(server: McpServer, services: Services, principal: Principal, log: (err: unknown) => void): void {
   const { catalog } = services;
+  // Every tool body goes through toolCall; unexpected (non-AppError) failures are logged, not leaked.
+  const toolCall = (fn: () => Promise<unknown>, serialize?: (value: any) => string) => runTool(fn, serialize, log);
   const accountId = principal.accountId;
 
   server.registerTool('search_models', {

@@ -17,9 +17,11 @@ export async function mcpRoutes(app: FastifyInstance, { services }: { services: 
     schema: { hide: true },
     handler: async (req, reply) => {
       const principal = principalOf(req);
-      const server = buildMcpServer(services, principal);
+      const server = buildMcpServer(services, principal, (err) => req.log.error({ err }, 'mcp tool failed'));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      // The transport writes to the raw response itself; Fastify must not send anything after this.
+      // The transport writes to the raw response itself; Fastify must not send anything after this. Headers
+      // the hooks set on the reply (X-Request-Id, rate-limit headers) would be lost, so move them to raw.
+      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string | number | string[]);
       reply.hijack();
       reply.raw.on('close', () => {
         void transport.close();
