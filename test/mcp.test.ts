@@ -150,6 +150,14 @@ describe('MCP at /mcp', () => {
     await assert.rejects(connect('gx_nope'));
   });
 
+  test('GET and DELETE answer 405 (stateless: no SSE stream, no session)', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await srv.request(method, '/mcp', { key, headers: { accept: 'application/json, text/event-stream' } });
+      expectErrorBody(res, 405, 'METHOD_NOT_ALLOWED');
+      assert.equal(res.headers.get('allow'), 'POST');
+    }
+  });
+
   test('the key\'s rate limit applies to /mcp', async () => {
     const limited = await srv.user({ perMinute: 1 });
     const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };

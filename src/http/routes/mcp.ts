@@ -3,6 +3,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Services } from '../../services.js';
 import { buildMcpServer } from '../../mcp/server.js';
 import { principalOf } from '../plugins/auth.js';
+import { AppError } from '../../errors.js';
 
 /**
  * MCP over Streamable HTTP at /mcp (api-decisions "Discovery"), behind the same bearer keys and rate limits
@@ -17,6 +18,12 @@ export async function mcpRoutes(app: FastifyInstance, { services }: { services: 
     schema: { hide: true },
     handler: async (req, reply) => {
       const principal = principalOf(req);
+      // Stateless mode has no session to stream server-initiated messages on (GET) or to end (DELETE);
+      // the MCP spec lets a server answer 405 there, which clients treat as "not offered", instead of
+      // holding an idle SSE connection open.
+      if (req.method !== 'POST') {
+        throw new AppError('METHOD_NOT_ALLOWED', `${req.method} /mcp is not supported: this MCP server is stateless; POST JSON-RPC messages`, { headers: { Allow: 'POST' } });
+      }
       const server = buildMcpServer(services, principal, (err) => req.log.error({ err }, 'mcp tool failed'));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       // The transport writes to the raw response itself; Fastify must not send anything after this. Headers
