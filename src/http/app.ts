@@ -24,6 +24,7 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { runEventRoutes } from './routes/runEvents.js';
 import { workflowRoutes } from './routes/workflows.js';
 import { workflowRunRoutes } from './routes/workflowRuns.js';
+import { mcpRoutes } from './routes/mcp.js';
 import { WorkflowSchema } from './schemas/workflows.js';
 import { FileViewSchema, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema } from './schemas/runs.js';
 
@@ -78,5 +79,6 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   await app.register(runEventRoutes, { services });
   await app.register(workflowRoutes, { services });
   await app.register(workflowRunRoutes, { services });
+  await app.register(mcpRoutes, { services });
   return app;
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
-import { formatMillions } from '../../billing/format.js';
+import { balanceView } from '../../billing/balanceView.js';
 import { principalOf } from '../plugins/auth.js';
 import { withErrors } from '../schemas/common.js';
 
@@ -16,15 +16,5 @@ const BalanceResponse = Type.Object({
 export async function creditRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   app.get('/v1/credits/balance', {
     schema: { tags: ['credits'], summary: 'Get credit balance', response: withErrors({ 200: BalanceResponse }) },
-  }, async (req) => {
-    const principal = principalOf(req);
-    const b = await services.credits.balance(principal.accountId);
-    return {
-      availableBalance: Number(b.available),
-      formatted: formatMillions(b.available),
-      hasActiveSubscription: await services.credits.hasActiveSubscription(principal.accountId),
-      isOrganization: principal.isOrganization,
-      reservedMicrocredits: Number(b.reserved),
-    };
-  });
+  }, async (req) => balanceView(services, principalOf(req)));
 }

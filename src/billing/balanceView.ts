@@ -1,0 +1,15 @@
+import type { Services } from '../services.js';
+import type { Principal } from '../keys/service.js';
+import { formatMillions } from './format.js';
+
+/** The balance answer of GET /v1/credits/balance; shared so the MCP get_balance tool returns the same JSON. */
+export async function balanceView(services: Services, principal: Principal) {
+  const b = await services.credits.balance(principal.accountId);
+  return {
+    availableBalance: Number(b.available),
+    formatted: formatMillions(b.available),
+    hasActiveSubscription: await services.credits.hasActiveSubscription(principal.accountId),
+    isOrganization: principal.isOrganization,
+    reservedMicrocredits: Number(b.reserved),
+  };
+}
