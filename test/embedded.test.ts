@@ -121,3 +121,22 @@ describe('embedded PostgreSQL in DATA_DIR', () => {
     assert.deepEqual(grepTree(dataDir, Buffer.from(key.slice(3))), []);
   });
 });
+
+test('as a normal (non-root) user the embedded server initialises and runs too', async (t) => {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const hasRunuser = fs.existsSync('/usr/sbin/runuser') || fs.existsSync('/sbin/runuser');
+  if (!isRoot || !hasRunuser) return t.skip('needs root and runuser to switch to the nobody user (as a normal user every test above already covers it)');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-nonroot-'));
+  fs.chmodSync(dir, 0o777);
+  try {
+    const { spawnSync } = await import('node:child_process');
+    const r = spawnSync('runuser', ['-u', 'nobody', '--', 'env', `HOME=${dir}`, `DATA_DIR=${dir}/data`, `PATH=${process.env.PATH}`, process.execPath, BIN, 'quickstart', '--email', 'nobody@example.com', '--json'], { encoding: 'utf8', timeout: 120_000 });
+    if (/EACCES|permission denied/i.test(r.stderr) && !fs.existsSync(`${dir}/data/pg`)) return t.skip(`the checkout is not readable by nobody: ${r.stderr.split('\n')[0]}`);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(JSON.parse(r.stdout).key, /^gx_/);
+    assert.ok(fs.existsSync(`${dir}/data/pg/PG_VERSION`));
+    assert.ok(!fs.existsSync(`${dir}/data/pg/postmaster.pid`), 'the CLI stopped the server it started');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

