@@ -95,7 +95,9 @@ describe('refusals cost nothing', () => {
     const u = await srv.user({ microcredits: 1n });
     const r = await srv.request('POST', SFX.path, { key: u.key, body: SFX.body });
     expectErrorBody(r, 403, 'INSUFFICIENT_CREDITS');
-    assert.deepEqual(await balance(srv, u.key), { ...(await balance(srv, u.key)), availableBalance: 1, reservedMicrocredits: 0 });
+    const b = await balance(srv, u.key);
+    assert.equal(b.availableBalance, 1);
+    assert.equal(b.reservedMicrocredits, 0);
     assert.equal((await srv.request('GET', '/v1/nodes/runs', { key: u.key })).body.items.length, 0);
   });
 

@@ -62,7 +62,9 @@ describe('building and running a workflow', () => {
     assert.equal(run2.status, 'COMPLETED');
     assert.deepEqual(run2.nodeRuns.map((n: any) => n.cached), [true, true]);
     assert.equal(run2.actualCredits, 0);
-    assert.deepEqual(run2.outputs, run2.outputs);
+    // Cached nodes hand back the same artifacts (the signed URLs differ only in their expiry and signature).
+    const fileIds = (run: any) => run.outputs[w.wave]['out:result'].map((u: string) => new URL(u).pathname);
+    assert.deepEqual(fileIds(run2), fileIds(run1));
     assert.equal((await balance(srv, key)).availableBalance, before.availableBalance - estimate.body.totalMicrocredits, 'the cached run cost nothing');
 
     // Clients that send Content-Type: application/json on every request (with no body) work too.

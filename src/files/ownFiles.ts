@@ -10,13 +10,7 @@ export function ownFileResolver(files: FileService, accountId: string, publicUrl
   return async (url: URL): Promise<Media | undefined> => {
     const m = /^\/v1\/files\/(file_[0-9A-Za-z]{1,40})$/.exec(url.pathname);
     if (!m) return undefined;
-    let ours: boolean;
-    try {
-      ours = url.origin === new URL(publicUrl()).origin || url.protocol === 'file-id:';
-    } catch {
-      ours = false;
-    }
-    if (!ours) return undefined;
+    if (url.origin !== new URL(publicUrl()).origin) return undefined;
     const id = m[1]!;
     const rec = await files.get(id);
     const signed = await files.verify(id, url.searchParams.get('exp') ?? undefined, url.searchParams.get('sig') ?? undefined);

@@ -58,14 +58,9 @@ export async function startTestServer(env: Record<string, string> = {}, opts: { 
     return { status: res.status, headers: res.headers, body: parsed, text };
   };
 
-  const registered: Array<{ method: string; url: string }> = [];
-  if (server.app) {
-    // printRoutes is Fastify's own listing; parse its method/url pairs through the route table instead.
-    for (const r of server.routeTable()) registered.push(r);
-  }
   return {
     url,
-    routes: () => registered,
+    routes: () => server.routeTable(),
     databaseUrl: database.url,
     dataDir,
     services: server.services,
