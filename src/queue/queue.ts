@@ -6,7 +6,8 @@ export const RUN_QUEUE = 'run';
 
 export interface RunJob {
   runId: string;
-  /** Set for a workflow node's execution; absent for a standalone run or a workflow's advance step. */
+  /** What to do: a standalone run, or a workflow's advance step (or one of its nodes, with nodeId). */
+  kind: 'node' | 'workflow';
   nodeId?: string;
 }
 
@@ -38,9 +39,9 @@ export class JobQueue {
     await this.boss.createQueue(RUN_QUEUE).catch(() => {});
   }
 
-  async enqueueRun(tx: Queryable, runId: string, expireInSeconds: number, nodeId?: string): Promise<void> {
-    if (!nodeId) await tx.query(`UPDATE runs SET enqueued_at = now() WHERE id = $1`, [runId]);
-    await this.boss.send(RUN_QUEUE, (nodeId ? { runId, nodeId } : { runId }) satisfies RunJob, {
+  async enqueueRun(tx: Queryable, job: RunJob, expireInSeconds: number): Promise<void> {
+    if (!job.nodeId) await tx.query(`UPDATE runs SET enqueued_at = now() WHERE id = $1`, [job.runId]);
+    await this.boss.send(RUN_QUEUE, job, {
       db: { executeSql: (text, values) => tx.query(text, values) },
       expireInSeconds: Math.max(30, expireInSeconds),
       retryLimit: 0,

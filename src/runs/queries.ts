@@ -39,7 +39,7 @@ export const LIST_RUNS = `SELECT * FROM runs WHERE account_id = $1 AND kind = $2
    AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
  ORDER BY created_at DESC, id DESC LIMIT $5`;
 
-export const EXPIRED_LEASES = `SELECT id FROM runs WHERE status = 'RUNNING' AND lease_expires_at < now() ORDER BY lease_expires_at LIMIT 100`;
+export const EXPIRED_LEASES = `SELECT id FROM runs WHERE kind = 'node' AND status = 'RUNNING' AND lease_expires_at < now() ORDER BY lease_expires_at LIMIT 100`;
 export const PAST_DEADLINE = `SELECT id, kind FROM runs WHERE status IN ('QUEUED', 'RUNNING') AND cancel_after < now() LIMIT 100`;
 export const EXPIRED_NODE_LEASES = `SELECT run_id, node_id FROM node_runs WHERE status = 'RUNNING' AND lease_expires_at < now() LIMIT 100`;
 /** Workflow runs with no node queued or running and no job in flight recently: their advance step was lost. */

@@ -76,7 +76,7 @@ export class NodeRunService {
         runId, c.accountId, 'node', model.nodeType, resolved.subModelId ?? mode.subModelId, null, input, cost, webhook, c.cancelAfterSeconds ?? null, timeout,
       ])).rows[0];
       await reserve(tx, c.accountId, cost, runId);
-      await this.queue.enqueueRun(tx, runId, timeout + 60);
+      await this.queue.enqueueRun(tx, { runId, kind: 'node' }, timeout + 60);
       return { run, replayed: false };
     });
   }

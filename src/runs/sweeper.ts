@@ -42,11 +42,11 @@ export class RunSweeper {
     this.ticks++;
     for (const { id } of (await this.db.query(q.EXPIRED_LEASES)).rows) {
       // The claim is guarded, so a duplicate job from another sweeper is harmless.
-      await this.db.tx((tx) => this.queue.enqueueRun(tx, id, 120));
+      await this.db.tx((tx) => this.queue.enqueueRun(tx, { runId: id, kind: 'node' }, 120));
       this.log.info({ runId: id }, 'worker lease lapsed; run re-queued');
     }
     for (const { run_id, node_id } of (await this.db.query(q.EXPIRED_NODE_LEASES)).rows) {
-      await this.db.tx((tx) => this.queue.enqueueRun(tx, run_id, 120, node_id));
+      await this.db.tx((tx) => this.queue.enqueueRun(tx, { runId: run_id, kind: 'workflow', nodeId: node_id }, 120));
       this.log.info({ runId: run_id, nodeId: node_id }, 'worker lease lapsed; workflow node re-queued');
     }
     for (const { id, kind } of (await this.db.query(q.PAST_DEADLINE)).rows) {
@@ -55,9 +55,9 @@ export class RunSweeper {
     }
     // Backstops for jobs lost with a crashed process (the guarded claims make duplicates harmless).
     if (this.ticks % 10 === 0) {
-      for (const { id } of (await this.db.query(q.STALLED_WORKFLOWS, [this.stallSeconds])).rows) await this.db.tx((tx) => this.queue.enqueueRun(tx, id, 120));
-      for (const { id } of (await this.db.query(q.STALE_QUEUED, [this.stallSeconds * 6])).rows) await this.db.tx((tx) => this.queue.enqueueRun(tx, id, 120));
-      for (const { run_id, node_id } of (await this.db.query(q.STALE_QUEUED_NODES, [this.stallSeconds * 6])).rows) await this.db.tx((tx) => this.queue.enqueueRun(tx, run_id, 120, node_id));
+      for (const { id } of (await this.db.query(q.STALLED_WORKFLOWS, [this.stallSeconds])).rows) await this.db.tx((tx) => this.queue.enqueueRun(tx, { runId: id, kind: 'workflow' }, 120));
+      for (const { id } of (await this.db.query(q.STALE_QUEUED, [this.stallSeconds * 6])).rows) await this.db.tx((tx) => this.queue.enqueueRun(tx, { runId: id, kind: 'node' }, 120));
+      for (const { run_id, node_id } of (await this.db.query(q.STALE_QUEUED_NODES, [this.stallSeconds * 6])).rows) await this.db.tx((tx) => this.queue.enqueueRun(tx, { runId: run_id, kind: 'workflow', nodeId: node_id }, 120));
     }
     if (this.ticks % 60 === 1) await this.db.query(q.DROP_OLD_IDEMPOTENCY);
     if (this.ticks % 600 === 1) {

@@ -61,7 +61,8 @@ export class RunWorker {
   private async dispatch(job: RunJob): Promise<void> {
     if (this.stopping) return;
     if (job.nodeId) return this.workflows.executeNode(job.runId, job.nodeId);
-    const kind = (await this.db.query(`SELECT kind FROM runs WHERE id = $1`, [job.runId])).rows[0]?.kind;
+    // Jobs carry their kind; only a job queued without one (an older release) costs a lookup.
+    const kind = job.kind ?? (await this.db.query(`SELECT kind FROM runs WHERE id = $1`, [job.runId])).rows[0]?.kind;
     if (kind === 'workflow') return this.workflows.advance(job.runId);
     if (kind === 'node') return this.execute(job.runId);
   }

@@ -101,7 +101,7 @@ export class WorkflowExecutor {
           }
           await tx.query(`UPDATE node_runs SET status = 'QUEUED', input = $3, cache_key = $4 WHERE run_id = $1 AND node_id = $2`, [runId, node.id, withRefs, key]);
           nr.status = 'QUEUED';
-          await this.queue.enqueueRun(tx, runId, 120 + (mode.timeoutSeconds ?? 600), node.id);
+          await this.queue.enqueueRun(tx, { runId, kind: 'workflow', nodeId: node.id }, 120 + (mode.timeoutSeconds ?? 600));
         }
       }
 
@@ -272,6 +272,6 @@ export class WorkflowExecutor {
       await release(tx, run.account_id, held, run.id, `node ${claimed.node_id} failed`);
       await this.event(tx, run, 'node.failed', { nodeId: claimed.node_id, nodeType: claimed.node_type, status: 'FAILED' }, x.error);
     }
-    await this.queue.enqueueRun(tx, run.id, 120);
+    await this.queue.enqueueRun(tx, { runId: run.id, kind: 'workflow' }, 120);
   }
 }

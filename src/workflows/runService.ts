@@ -68,7 +68,7 @@ export class WorkflowRunService {
         );
       }
       await reserve(tx, c.accountId, total, runId);
-      await this.queue.enqueueRun(tx, runId, 120);
+      await this.queue.enqueueRun(tx, { runId, kind: 'workflow' }, 120);
       return { run, replayed: false };
     });
   }
