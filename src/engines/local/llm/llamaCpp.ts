@@ -72,73 +72,82 @@ export async function closeLlama(): Promise<void> {
   if (lp) await lp.then((x) => x.dispose()).catch(() => {});
 }
 
-export const llamaCppEngine: Engine = {
-  id: 'llama-cpp',
-  requirements: ['npm: node-llama-cpp with @node-llama-cpp/linux-x64 (prebuilt CPU binary)', 'a GGUF model file in MODELS_DIR/llm/'],
+/**
+ * The engine over the GGUF files in `dirOf()` (read at each call, so new files count after a restart of
+ * the catalog). The service passes the folder its catalog lists sub-models from, so the two always agree.
+ */
+export function createLlamaCppEngine(dirOf: () => string = () => llmModelsDir()): Engine {
+  return {
+    id: 'llama-cpp',
+    requirements: ['npm: node-llama-cpp with @node-llama-cpp/linux-x64 (prebuilt CPU binary)', 'a GGUF model file in MODELS_DIR/llm/'],
 
-  async availability() {
-    try {
-      createRequire(import.meta.url).resolve('node-llama-cpp');
-    } catch {
-      return { available: false, reason: 'the npm package node-llama-cpp is not installed: run npm ci' };
-    }
-    const dir = llmModelsDir();
-    if (listGgufFiles(dir).length === 0) {
-      return { available: false, reason: `no GGUF model in ${dir}: put a .gguf file there (each file becomes a sub-model) and restart; nothing is downloaded` };
-    }
-    return { available: true };
-  },
-
-  async execute(req, ctx) {
-    const dir = llmModelsDir();
-    const files = listGgufFiles(dir);
-    const chosen = req.options.file ? files.find((f) => f.file === req.options.file) : files[0];
-    if (!chosen) throw new EngineError(req.options.file ? `the model file ${String(req.options.file)} is no longer in ${dir}` : `no GGUF model in ${dir}`);
-    const prompt = String(req.input.prompt ?? '');
-    if (!prompt.trim()) throw new EngineInputError('prompt is empty');
-    const system = req.input.system ? String(req.input.system) : undefined;
-    const maxTokens = Math.max(1, Math.min(8192, Math.round(Number(req.input.max_tokens ?? 256))));
-    const temperature = Number(req.input.temperature ?? 0.7);
-    const seed = req.input.seed === undefined ? undefined : Number(req.input.seed);
-
-    ctx.progress(0.05, `loading ${chosen.file}`);
-    const { model, release } = await acquireModel(path.join(dir, chosen.file));
-    try {
-      const { LlamaChatSession } = await import('node-llama-cpp');
-      const promptTokens = model.tokenize(`${system ?? ''}\n${prompt}`).length;
-      // Enough room for the chat-formatted prompt and the answer, within what the model was trained on.
-      const contextSize = Math.min(model.trainContextSize, Math.max(512, promptTokens + maxTokens + 256));
-      if (promptTokens + 16 > model.trainContextSize) {
-        throw new EngineInputError(`the prompt is about ${promptTokens} tokens; this model's context holds ${model.trainContextSize}`);
-      }
-      const context = await model.createContext({ contextSize, threads: threads() });
+    async availability() {
       try {
-        const session = new LlamaChatSession({ contextSequence: context.getSequence(), systemPrompt: system });
-        let generated = 0;
-        ctx.progress(0.1, 'generating');
-        const answer = await session.promptWithMeta(prompt, {
-          maxTokens,
-          temperature,
-          seed,
-          signal: ctx.signal,
-          onToken: (tokens) => {
-            generated += tokens.length;
-            ctx.progress(0.1 + 0.9 * Math.min(1, generated / maxTokens), `${generated} tokens`);
-          },
-        });
-        ctx.progress(1, 'done');
-        return {
-          output: { kind: 'text', text: answer.responseText },
-          usage: { kind: 'json', value: { model: chosen.file, promptTokens, completionTokens: generated, stopReason: answer.stopReason } },
-        };
-      } finally {
-        await context.dispose();
+        createRequire(import.meta.url).resolve('node-llama-cpp');
+      } catch {
+        return { available: false, reason: 'the npm package node-llama-cpp is not installed: run npm ci' };
       }
-    } catch (e) {
-      if (ctx.signal.aborted) throw new EngineError('generation was aborted');
-      throw e;
-    } finally {
-      release();
-    }
-  },
-};
+      const dir = dirOf();
+      if (listGgufFiles(dir).length === 0) {
+        return { available: false, reason: `no GGUF model in ${dir}: put a .gguf file there (each file becomes a sub-model) and restart; nothing is downloaded` };
+      }
+      return { available: true };
+    },
+
+    async execute(req, ctx) {
+      const dir = dirOf();
+      const files = listGgufFiles(dir);
+      const chosen = req.options.file ? files.find((f) => f.file === req.options.file) : files[0];
+      if (!chosen) throw new EngineError(req.options.file ? `the model file ${String(req.options.file)} is no longer in ${dir}` : `no GGUF model in ${dir}`);
+      const prompt = String(req.input.prompt ?? '');
+      if (!prompt.trim()) throw new EngineInputError('prompt is empty');
+      const system = req.input.system ? String(req.input.system) : undefined;
+      const maxTokens = Math.max(1, Math.min(8192, Math.round(Number(req.input.max_tokens ?? 256))));
+      const temperature = Number(req.input.temperature ?? 0.7);
+      const seed = req.input.seed === undefined ? undefined : Number(req.input.seed);
+
+      ctx.progress(0.05, `loading ${chosen.file}`);
+      const { model, release } = await acquireModel(path.join(dir, chosen.file));
+      try {
+        const { LlamaChatSession } = await import('node-llama-cpp');
+        const promptTokens = model.tokenize(`${system ?? ''}\n${prompt}`).length;
+        // Enough room for the chat-formatted prompt and the answer, within what the model was trained on.
+        const contextSize = Math.min(model.trainContextSize, Math.max(512, promptTokens + maxTokens + 256));
+        if (promptTokens + 16 > model.trainContextSize) {
+          throw new EngineInputError(`the prompt is about ${promptTokens} tokens; this model's context holds ${model.trainContextSize}`);
+        }
+        const context = await model.createContext({ contextSize, threads: threads() });
+        try {
+          const session = new LlamaChatSession({ contextSequence: context.getSequence(), systemPrompt: system });
+          let generated = 0;
+          ctx.progress(0.1, 'generating');
+          const answer = await session.promptWithMeta(prompt, {
+            maxTokens,
+            temperature,
+            seed,
+            signal: ctx.signal,
+            onToken: (tokens) => {
+              generated += tokens.length;
+              ctx.progress(0.1 + 0.9 * Math.min(1, generated / maxTokens), `${generated} tokens`);
+            },
+          });
+          ctx.progress(1, 'done');
+          return {
+            output: { kind: 'text', text: answer.responseText },
+            usage: { kind: 'json', value: { model: chosen.file, promptTokens, completionTokens: generated, stopReason: answer.stopReason } },
+          };
+        } finally {
+          await context.dispose();
+        }
+      } catch (e) {
+        if (ctx.signal.aborted) throw new EngineError('generation was aborted');
+        throw e;
+      } finally {
+        release();
+      }
+    },
+  };
+}
+
+/** The engine over MODELS_DIR/llm as the environment names it (tests, and anything without a config). */
+export const llamaCppEngine: Engine = createLlamaCppEngine();
