@@ -250,6 +250,8 @@ export class WorkflowExecutor {
 
   /** Ends a node this worker ran, exactly once (guarded by state and lease), and queues the run's next advance. */
   private async settleNodeIn(tx: PoolClient, claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string }): Promise<void> {
+    // Locks in the same order as advance and cancel (the run, then its nodes), so they cannot deadlock.
+    const run = (await tx.query(`SELECT * FROM runs WHERE id = $1 FOR UPDATE`, [claimed.run_id])).rows[0];
     const before = (await tx.query(`SELECT reserved_microcredits FROM node_runs WHERE run_id = $1 AND node_id = $2 FOR UPDATE`, [claimed.run_id, claimed.node_id])).rows[0];
     const r = await tx.query(
       `UPDATE node_runs SET status = $3, output = $4, error = $5, finished_at = now(), lease_owner = NULL,
@@ -258,7 +260,6 @@ export class WorkflowExecutor {
       [claimed.run_id, claimed.node_id, status, x.output === undefined ? null : JSON.stringify(x.output), x.error ?? null, this.id],
     );
     if (!r.rows[0]) return; // canceled meanwhile, or another worker took over
-    const run = (await tx.query(`SELECT * FROM runs WHERE id = $1`, [claimed.run_id])).rows[0];
     const held: bigint = before.reserved_microcredits;
     if (status === 'COMPLETED') {
       await capture(tx, run.account_id, held, run.id);
