@@ -32,6 +32,13 @@ export interface Config {
   /** Largest media input fetched for a run, and how long fetching it may take. */
   mediaMaxBytes: number;
   mediaTimeoutMs: number;
+  /** /metrics: served when enabled (ATELIER_METRICS=1) or when a bearer token guards it (ATELIER_METRICS_TOKEN). */
+  metricsEnabled: boolean;
+  metricsToken: string | undefined;
+  /** A separate listener for /metrics (any role, e.g. workers without an API); undefined: none. */
+  metricsPort: number | undefined;
+  /** How long a stopping process lets running jobs finish before handing them back. */
+  shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -75,6 +82,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deliveryConcurrency: intFrom(env, 'ATELIER_DELIVERY_CONCURRENCY', 16, 1, 256),
     mediaMaxBytes: intFrom(env, 'ATELIER_MEDIA_MAX_BYTES', 100 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
     mediaTimeoutMs: intFrom(env, 'ATELIER_MEDIA_TIMEOUT_MS', 60_000, 1000, 600_000),
+    metricsEnabled: env.ATELIER_METRICS === '1' || Boolean(env.ATELIER_METRICS_TOKEN),
+    metricsToken: env.ATELIER_METRICS_TOKEN || undefined,
+    metricsPort: env.ATELIER_METRICS_PORT ? intFrom(env, 'ATELIER_METRICS_PORT', 0, 0, 65535) : undefined,
+    shutdownGraceMs: intFrom(env, 'ATELIER_SHUTDOWN_GRACE_MS', 20_000, 0, 3_600_000),
     modelsDir: path.resolve(env.MODELS_DIR || path.join(env.DATA_DIR || './data', 'models')),
   };
 }

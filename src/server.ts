@@ -16,6 +16,9 @@ import { createMediaFetcher } from './engines/media.js';
 import { closeThreadPools } from './engines/local/threads.js';
 import { closeLlama } from './engines/local/llm/llamaCpp.js';
 import { Deliverer, guardedPost } from './events/deliverer.js';
+import { Metrics } from './ops/metrics.js';
+import { startMetricsListener } from './ops/metricsHttp.js';
+import { settledWithin } from './runs/worker.js';
 
 export const ROLES = ['all', 'api', 'worker', 'deliverer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -26,11 +29,15 @@ export interface RunningServer {
   routeTable(): Array<{ method: string; url: string }>;
   services: Services;
   app: FastifyInstance | undefined;
+  /** Where the separate metrics listener answers (ATELIER_METRICS_PORT), if any. */
+  metricsUrl: string | undefined;
+  /** Graceful stop: see the comment inside. Safe to call more than once. */
   stop(): Promise<void>;
 }
 
 interface Part {
-  stop(): Promise<void>;
+  /** Stops within about `graceMs` (parts that have nothing to hand back ignore it). */
+  stop(graceMs: number): Promise<void>;
 }
 
 /**
@@ -48,12 +55,11 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
   }
   const working = role === 'all' || role === 'worker';
   const services = await createServices(config, database.db, { supervise: working });
-  const parts: Part[] = []; // stopped in reverse order
+  const metrics = config.metricsEnabled ? new Metrics(database.db, role) : undefined;
+  const parts: Part[] = []; // the working parts, stopped together before the queue and the notifier
   await installSystemWorkflows(database.db, services.workflows);
   await services.notifier.start();
-  parts.push(services.notifier);
   await services.queue.start();
-  parts.push(services.queue);
 
   if (working) {
     const runner = new EngineRunner(services.catalog, services.engines, services.files, log,
@@ -63,12 +69,13 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
       }));
     const tmpRoot = path.join(config.dataDir, 'tmp');
     const executor = new WorkflowExecutor(database.db, services.catalog, runner, services.files, services.queue, log, {
-      leaseSeconds: config.runLeaseSeconds, tmpRoot, publicUrl: services.publicUrl,
+      leaseSeconds: config.runLeaseSeconds, tmpRoot, publicUrl: services.publicUrl, metrics,
     });
     const worker = new RunWorker(database.db, runner, services.files, services.queue, services.notifier, log, {
       concurrency: config.workerConcurrency,
       leaseSeconds: config.runLeaseSeconds,
       tmpRoot,
+      metrics,
     }, executor);
     await worker.start();
     parts.push(worker);
@@ -88,6 +95,7 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
       timeoutMs: config.webhookTimeoutMs,
       claimSeconds: Math.ceil(config.webhookTimeoutMs / 1000) + 15,
       post: guardedPost(config.allowPrivateUrls),
+      onAttempt: metrics ? (outcome) => metrics.countDelivery(outcome) : undefined,
     });
     await deliverer.start();
     parts.push(deliverer);
@@ -97,13 +105,26 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
   let url: string | undefined;
   const routes: Array<{ method: string; url: string }> = [];
   if (role === 'all' || role === 'api') {
-    app = await buildApp(services, { logger: log, onRoute: (r) => routes.push(r) });
+    app = await buildApp(services, { logger: log, onRoute: (r) => routes.push(r), metrics: metrics && { metrics, token: config.metricsToken } });
     await app.listen({ host: config.host, port: config.port });
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.port;
     url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     services.setListenUrl(url);
-    parts.push({ stop: () => app!.close() });
+    parts.push({
+      // Stop accepting, let requests under way finish (event streams end so clients resume elsewhere),
+      // and cut whatever is still open when the grace period is over.
+      async stop(graceMs) {
+        const closing = app!.close();
+        if (!(await settledWithin([closing], graceMs))) app!.server.closeAllConnections();
+        await closing;
+      },
+    });
+  }
+  let metricsListener: Awaited<ReturnType<typeof startMetricsListener>> | undefined;
+  if (metrics && config.metricsPort !== undefined) {
+    metricsListener = await startMetricsListener(metrics, config.host, config.metricsPort, config.metricsToken);
+    parts.push({ stop: () => metricsListener!.close() });
   }
   services.markReady();
 
@@ -120,11 +141,17 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      // API first (stop taking requests), then workers hand back their runs, then the queue and the database.
-      for (const part of parts.reverse()) await part.stop().catch((err) => log.warn({ err }, 'error while stopping'));
+      // All at once: the API stops accepting and drains, workers stop taking jobs and let running ones
+      // finish for up to the grace period (then hand them back to the queue), the deliverer finishes its
+      // attempts under way. Only then the queue, the LISTEN connection and the pool close (and the
+      // embedded database stops, unless another Atelier process still uses it).
+      log.info({ graceMs: config.shutdownGraceMs }, 'stopping');
+      await Promise.all(parts.map((part) => part.stop(config.shutdownGraceMs).catch((err) => log.warn({ err }, 'error while stopping'))));
+      for (const part of [services.queue, services.notifier]) await part.stop().catch((err) => log.warn({ err }, 'error while stopping'));
       await closeThreadPools();
       await closeLlama().catch(() => {});
       await database!.close();
+      log.info('stopped');
     })());
-  return { url, services, app, stop, routeTable: () => routes };
+  return { url, services, app, stop, routeTable: () => routes, metricsUrl: metricsListener?.url };
 }

@@ -23,6 +23,10 @@ export class Db {
     });
     // An idle client losing its connection (server restart, terminated backend) must not crash the process.
     this.pool.on('error', () => {});
+    // Nor may a checked-out client between two queries of a transaction: pg emits 'error' on it with no
+    // listener attached (the pool only listens while it is idle). The next query then fails and the
+    // broken client is discarded on release.
+    this.pool.on('connect', (client) => client.on('error', () => {}));
   }
 
   query<R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
@@ -54,4 +58,32 @@ export class Db {
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const e = err as { code?: string; constraint?: string };
   return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
+}
+
+/**
+ * True when the error means the database connection was lost (server restart, terminated backend,
+ * network), as opposed to a statement the database refused: the same work may succeed on a new connection.
+ */
+export function isConnectionError(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  if (typeof e?.code === 'string') {
+    // Class 08 (connection exception), admin/crash shutdown, cannot connect now; and socket errors.
+    if (e.code.startsWith('08') || ['57P01', '57P02', '57P03', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT'].includes(e.code)) return true;
+  }
+  return typeof e?.message === 'string' && /Connection terminated|not queryable|Client was closed|connection timeout/i.test(e.message);
+}
+
+/**
+ * Runs `fn` again (after a short pause) while it fails only because the connection was lost. Only for
+ * work guarded in SQL so a repeat is harmless (a commit whose acknowledgement was lost is found done).
+ */
+export async function retryOnConnectionLoss<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (i >= attempts || !isConnectionError(err)) throw err;
+      await new Promise((r) => setTimeout(r, 100 * 2 ** i));
+    }
+  }
 }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Db } from '../db/pool.js';
+import { retryOnConnectionLoss, type Db } from '../db/pool.js';
 import { CHANNELS, type Notifier } from '../db/notifier.js';
 import { newId } from '../ids.js';
 import { guardedFetch, OutboundError } from '../net/urlGuard.js';
@@ -17,6 +17,8 @@ export interface DelivererOptions {
   /** How long a claimed attempt is ours before another deliverer may take it (a crashed deliverer). */
   claimSeconds: number;
   post: PostFn;
+  /** Told of every attempt's outcome (metrics). */
+  onAttempt?: (outcome: 'delivered' | 'retry' | 'failed') => void;
 }
 
 // Due deliveries, oldest first, never overtaking an earlier undelivered event of the same run (causal
@@ -33,7 +35,9 @@ UPDATE webhook_deliveries d SET claimed_by = $1, claimed_until = now() + make_in
 RETURNING d.id, d.event_id, d.account_id, d.url, d.headers, d.attempts,
           (SELECT payload FROM events WHERE event_id = d.event_id) AS payload`;
 
-const RECORD_ATTEMPT = `INSERT INTO webhook_attempts (delivery_id, attempt, status_code, latency_ms, error) VALUES ($1, $2, $3, $4, $5)`;
+// Once per (delivery, attempt): recording is retried when the connection drops, and may have committed.
+const RECORD_ATTEMPT = `INSERT INTO webhook_attempts (delivery_id, attempt, status_code, latency_ms, error)
+  SELECT $1::bigint, $2::int, $3::int, $4::int, $5::text WHERE NOT EXISTS (SELECT 1 FROM webhook_attempts WHERE delivery_id = $1 AND attempt = $2)`;
 
 const FINISH = `UPDATE webhook_deliveries SET status = $3, next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + make_interval(secs => $4) END,
     claimed_by = NULL, claimed_until = NULL, last_status_code = $5, last_error = $6,
@@ -91,7 +95,10 @@ export class Deliverer {
   /** Claims and sends one batch; returns how many were claimed. */
   async pass(): Promise<number> {
     const claimed = (await this.db.query(CLAIM, [this.id, this.opts.concurrency, this.opts.claimSeconds])).rows;
-    await Promise.all(claimed.map((d) => this.send(d)));
+    // Each send settles on its own: one failing (the database went away) must not leave the others unawaited.
+    const results = await Promise.allSettled(claimed.map((d) => this.send(d)));
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
     return claimed.length;
   }
 
@@ -130,18 +137,26 @@ export class Deliverer {
         delay = next;
       }
     }
-    await this.db.tx(async (tx) => {
+    // Recorded again if the connection drops: otherwise a delivered event would be sent once more when the claim lapses.
+    await retryOnConnectionLoss(() => this.db.tx(async (tx) => {
       await tx.query(RECORD_ATTEMPT, [d.id, d.attempts, status ?? null, latency, error ?? null]);
       await tx.query(FINISH, [d.id, this.id, outcome, delay, status ?? null, error ?? null]);
-    });
+    }));
+    this.opts.onAttempt?.(outcome === 'pending' ? 'retry' : outcome);
     if (outcome === 'pending' && delay < 1) this.again = true;
   }
 
+  /**
+   * Takes no new deliveries, lets the attempts under way finish (each is bounded by the attempt time-out),
+   * then releases any claim it still holds (an attempt whose outcome could not be recorded), so another
+   * deliverer retries it now instead of after the claim lapses.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.unsubscribe?.();
     clearInterval(this.timer);
     await this.loop;
+    await this.db.query(`UPDATE webhook_deliveries SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1 AND status = 'pending'`, [this.id]).catch(() => {});
   }
 }
 

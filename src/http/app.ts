@@ -26,6 +26,8 @@ import { workflowRoutes } from './routes/workflows.js';
 import { workflowRunRoutes } from './routes/workflowRuns.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { WorkflowSchema } from './schemas/workflows.js';
+import type { Metrics } from '../ops/metrics.js';
+import { registerMetrics } from '../ops/metricsHttp.js';
 import { FileViewSchema, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema } from './schemas/runs.js';
 
 export interface AppOptions {
@@ -33,6 +35,8 @@ export interface AppOptions {
   logger?: Logger;
   /** Told of every route as it is registered. */
   onRoute?: (route: { method: string; url: string }) => void;
+  /** Serve /metrics and count requests (only when the operator enabled metrics). */
+  metrics?: { metrics: Metrics; token: string | undefined };
 }
 
 /** Builds the HTTP app over already-started services. Routes stay thin: parse, call a service, shape the reply. */
@@ -63,6 +67,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   registerJsonBody(app);
   registerErrorHandling(app);
   registerAuth(app, services.keys);
+  if (opts.metrics) registerMetrics(app, opts.metrics.metrics, opts.metrics.token);
 
   app.addSchema(ErrorResponse);
   await registerOpenApi(app);

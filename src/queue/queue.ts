@@ -65,6 +65,13 @@ export class JobQueue {
     this.unsubscribe = await this.notifier.subscribe(CHANNELS.jobs, wake);
   }
 
+  /** Stops fetching jobs (a fetch already under way may still deliver one to the handler). */
+  async stopWorking(): Promise<void> {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    if (this.workerIds.length) await this.boss.offWork(RUN_QUEUE).catch(() => {});
+  }
+
   async stop(): Promise<void> {
     this.unsubscribe?.();
     await this.boss.stop({ graceful: true, wait: true, timeout: 15_000 }).catch(() => {});

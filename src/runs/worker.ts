@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Db } from '../db/pool.js';
+import { isConnectionError, retryOnConnectionLoss, type Db } from '../db/pool.js';
 import { CHANNELS, type Notifier } from '../db/notifier.js';
 import { EngineInputError, type EngineOutputs } from '../engines/types.js';
 import type { EngineRunner } from './engineRunner.js';
@@ -9,6 +9,7 @@ import type { FileService } from '../files/service.js';
 import { recordEvent } from '../events/outbox.js';
 import type { JobQueue, RunJob } from '../queue/queue.js';
 import type { WorkflowExecutor } from '../workflows/executor.js';
+import type { Metrics } from '../ops/metrics.js';
 import { newId } from '../ids.js';
 import { finishNodeRun } from './settle.js';
 import { renderOutput } from './view.js';
@@ -18,6 +19,7 @@ export interface WorkerOptions {
   concurrency: number;
   leaseSeconds: number;
   tmpRoot: string;
+  metrics?: Metrics;
 }
 
 /** How many times a run may be picked up again after its worker died before it is failed as poison. */
@@ -31,6 +33,8 @@ const MAX_ATTEMPTS = 3;
 export class RunWorker {
   readonly id = newId('wrk');
   private readonly active = new Map<string, AbortController>();
+  /** Every job this process is handling, so a stop can wait for them. */
+  private readonly inFlight = new Set<Promise<void>>();
   private unsubscribe: (() => void) | undefined;
   private stopping = false;
 
@@ -51,15 +55,35 @@ export class RunWorker {
       this.active.get(key)?.abort(new Error('canceled'));
       this.workflows.abort(key);
     });
-    await this.queue.work(this.opts.concurrency, (job) => this.dispatch(job).catch((err) => {
+    await this.queue.work(this.opts.concurrency, (job) => this.track(this.dispatch(job).catch((err) => {
+      if (isConnectionError(err)) {
+        // The database went away before the run was claimed: send the job again (claims are guarded, so
+        // a duplicate is harmless) rather than wait for the sweeper's backstop.
+        this.log.warn({ err, job }, 'database connection lost while picking up a job; re-queuing it');
+        this.requeueLater(job);
+        return;
+      }
       // The run's state is in PostgreSQL; the sweeper re-queues whatever this left unfinished.
       this.log.error({ err, job }, 'run job failed');
-    }));
+    })));
+  }
+
+  private track(p: Promise<void>): Promise<void> {
+    this.inFlight.add(p);
+    return p.finally(() => this.inFlight.delete(p));
+  }
+
+  private requeueLater(job: RunJob, delayMs = 500): void {
+    setTimeout(() => {
+      retryOnConnectionLoss(() => this.db.tx((tx) => this.queue.enqueueRun(tx, job, 120)))
+        .catch((err) => this.log.warn({ err, job }, 'could not re-queue a job; the sweeper will'));
+    }, delayMs).unref();
   }
 
   /** A job is a standalone run, a workflow's advance step, or one workflow node. */
   private async dispatch(job: RunJob): Promise<void> {
-    if (this.stopping) return;
+    // A job fetched while stopping belongs to another worker: put it back instead of dropping it.
+    if (this.stopping) return this.db.tx((tx) => this.queue.enqueueRun(tx, job, 120));
     if (job.nodeId) return this.workflows.executeNode(job.runId, job.nodeId);
     // Jobs carry their kind; only a job queued without one (an older release) costs a lookup.
     const kind = job.kind ?? (await this.db.query(`SELECT kind FROM runs WHERE id = $1`, [job.runId])).rows[0]?.kind;
@@ -67,19 +91,35 @@ export class RunWorker {
     if (kind === 'node') return this.execute(job.runId);
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops taking jobs, lets the running ones finish for up to `graceMs`, then aborts the rest and hands
+   * them back (lease released and job re-queued, so another worker starts them at once).
+   */
+  async stop(graceMs = 0): Promise<void> {
     this.stopping = true;
-    this.unsubscribe?.();
-    this.workflows.abortAll();
-    // Hand running work back rather than leave it until the lease lapses: abort and release the leases.
-    for (const [runId, ctl] of this.active) {
-      ctl.abort(new Error('worker shutting down'));
-      await this.db.query(`UPDATE runs SET lease_expires_at = now() WHERE id = $1 AND lease_owner = $2 AND status = 'RUNNING'`, [runId, this.id]).catch(() => {});
+    await this.queue.stopWorking();
+    if (!(await settledWithin([...this.inFlight], graceMs))) {
+      for (const ctl of this.active.values()) ctl.abort(new Error('worker shutting down'));
+      this.workflows.abortAll();
+      // Engines stop on abort; one that does not is left behind (its settle will be refused).
+      await settledWithin([...this.inFlight], 5000);
+      for (const runId of this.active.keys()) await this.handBack(runId).catch(() => {});
+      await this.workflows.handBackAll();
     }
+    this.unsubscribe?.();
+  }
+
+  /** Gives a run this worker holds back to the queue: not a crash, so the attempt does not count. */
+  private async handBack(runId: string): Promise<void> {
+    await retryOnConnectionLoss(() => this.db.tx(async (tx) => {
+      const r = await tx.query(`UPDATE runs SET lease_owner = NULL, lease_expires_at = now() - interval '1 second', attempts = greatest(attempts - 1, 0)
+        WHERE id = $1 AND lease_owner = $2 AND status = 'RUNNING' RETURNING id`, [runId, this.id]);
+      if (r.rowCount) await this.queue.enqueueRun(tx, { runId, kind: 'node' }, 120);
+    }));
+    this.log.info({ runId }, 'run handed back to the queue');
   }
 
   async execute(runId: string): Promise<void> {
-    if (this.stopping) return;
     const claimed = (await this.db.tx(async (tx) => {
       const run = (await tx.query(q.CLAIM_RUN, [runId, this.id, this.opts.leaseSeconds])).rows[0];
       if (run && run.previous_status === 'QUEUED') {
@@ -112,18 +152,26 @@ export class RunWorker {
     const byCancelAfter = claimed.cancel_after !== null && deadline === claimed.cancel_after.getTime();
     const timer = setTimeout(() => ctl.abort(new Error(byCancelAfter ? 'canceled' : 'timeout')), Math.max(0, deadline - Date.now()));
     try {
-      const outputs = await this.runEngine(claimed, ctl.signal, deadline, tmpDir);
-      if (ctl.signal.aborted) throw ctl.signal.reason;
-      await this.settleSuccess(claimed, outputs);
-    } catch (err) {
-      const reason = ctl.signal.aborted ? (ctl.signal.reason as Error)?.message : undefined;
-      // Canceled (the canceler settled it), lease lost or shutting down (another worker continues): nothing to settle here.
-      if (reason === 'canceled' || reason === 'lease lost' || reason === 'worker shutting down') return;
-      const message = reason === 'timeout'
-        ? `timed out after ${Math.round((deadline - claimed.started_at.getTime()) / 1000)} s`
-        : err instanceof Error ? err.message : String(err);
-      if (!(err instanceof EngineInputError)) this.log.warn({ runId, err }, 'run failed');
-      await this.settleFailure(runId, message);
+      let outputs: EngineOutputs;
+      try {
+        outputs = await this.runEngine(claimed, ctl.signal, deadline, tmpDir);
+        if (ctl.signal.aborted) throw ctl.signal.reason;
+      } catch (err) {
+        const reason = ctl.signal.aborted ? (ctl.signal.reason as Error)?.message : undefined;
+        // Canceled (the canceler settled it) or lease lost (another worker continues): nothing to settle here.
+        if (reason === 'canceled' || reason === 'lease lost') return;
+        if (reason === 'worker shutting down') return await this.handBack(runId);
+        const message = reason === 'timeout'
+          ? `timed out after ${Math.round((deadline - claimed.started_at.getTime()) / 1000)} s`
+          : err instanceof Error ? err.message : String(err);
+        if (!(err instanceof EngineInputError)) this.log.warn({ runId, err }, 'run failed');
+        await retryOnConnectionLoss(() => this.settleFailure(runId, message));
+        return;
+      }
+      // The engine succeeded: a lost database connection while storing must not turn that into a failure.
+      // Settling is guarded by state and lease, so it is retried; if the database stays away the lease
+      // lapses and another worker runs it again.
+      await retryOnConnectionLoss(() => this.settleSuccess(claimed, outputs));
     } finally {
       clearInterval(heartbeat);
       clearTimeout(timer);
@@ -141,14 +189,34 @@ export class RunWorker {
   }
 
   private async settleSuccess(run: any, outputs: EngineOutputs): Promise<void> {
-    await this.db.tx(async (tx) => {
+    const done = await this.db.tx(async (tx) => {
       const stored = await this.runner.store(tx, run.account_id, run.id, outputs);
       const eventOutputs = (await renderOutput(this.files, stored, tx)).output;
-      await finishNodeRun(tx, { runId: run.id, status: 'COMPLETED', output: stored, leaseOwner: this.id, from: ['RUNNING'], eventOutputs });
+      return finishNodeRun(tx, { runId: run.id, status: 'COMPLETED', output: stored, leaseOwner: this.id, from: ['RUNNING'], eventOutputs });
     });
+    if (done) this.observe(done);
+  }
+
+  private observe(run: any): void {
+    this.opts.metrics?.observeRun('node', run.node_type, run.status, run.started_at, run.finished_at);
   }
 
   private async settleFailure(runId: string, message: string): Promise<void> {
-    await this.db.tx((tx) => finishNodeRun(tx, { runId, status: 'FAILED', error: message.slice(0, 2000), leaseOwner: this.id, from: ['RUNNING'] }));
+    const done = await this.db.tx((tx) => finishNodeRun(tx, { runId, status: 'FAILED', error: message.slice(0, 2000), leaseOwner: this.id, from: ['RUNNING'] }));
+    if (done) this.observe(done);
+  }
+}
+
+/** Resolves true when every promise settled within `ms`, false when time ran out first. */
+export async function settledWithin(promises: Promise<unknown>[], ms: number): Promise<boolean> {
+  if (promises.length === 0) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([Promise.allSettled(promises).then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { PoolClient } from 'pg';
-import type { Db } from '../db/pool.js';
+import { retryOnConnectionLoss, type Db } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
 import { capture, release } from '../billing/ledger.js';
 import { recordEvent } from '../events/outbox.js';
@@ -13,6 +13,7 @@ import type { EngineRunner } from '../runs/engineRunner.js';
 import { renderOutput } from '../runs/view.js';
 import { EngineInputError } from '../engines/types.js';
 import { newId } from '../ids.js';
+import type { Metrics } from '../ops/metrics.js';
 import { cacheKey, mapFileRefs, nodeInput } from './inputs.js';
 import type { Graph, GraphNode } from './types.js';
 
@@ -36,7 +37,7 @@ export class WorkflowExecutor {
     private readonly files: FileService,
     private readonly queue: JobQueue,
     private readonly log: Logger,
-    private readonly opts: { leaseSeconds: number; tmpRoot: string; publicUrl: () => string },
+    private readonly opts: { leaseSeconds: number; tmpRoot: string; publicUrl: () => string; metrics?: Metrics },
   ) {}
 
   /** Aborts a node this process is running (a cancel NOTIFY carries `runId:nodeId`). */
@@ -217,25 +218,31 @@ export class WorkflowExecutor {
     const tmpDir = path.join(this.opts.tmpRoot, `${runId}-${nodeId}-${claimed.attempts}`);
     fs.mkdirSync(tmpDir, { recursive: true });
     try {
-      const input = mapFileRefs(claimed.input, (id) => this.ownUrl(id)) as Record<string, unknown>;
-      const validated = this.catalog.validateInput(mode, input, { path: 'input' });
-      const outputs = await this.runner.run({
-        accountId: claimed.account_id, nodeType: node.type, subModelId: claimed.sub_model_id, input: validated, signal: ctl.signal, deadline, tmpDir,
-        logContext: { runId, nodeId },
-        onProgress: (f, message) => void this.db.query(`UPDATE node_runs SET logs = logs || $3::jsonb WHERE run_id = $1 AND node_id = $2 AND jsonb_array_length(logs) < 200`,
-          [runId, nodeId, JSON.stringify([{ at: new Date().toISOString(), progress: f, message: message ?? null }])]).catch(() => {}),
-      });
-      if (ctl.signal.aborted) throw ctl.signal.reason;
-      await this.db.tx(async (tx) => {
+      let outputs: Awaited<ReturnType<EngineRunner['run']>>;
+      try {
+        const input = mapFileRefs(claimed.input, (id) => this.ownUrl(id)) as Record<string, unknown>;
+        const validated = this.catalog.validateInput(mode, input, { path: 'input' });
+        outputs = await this.runner.run({
+          accountId: claimed.account_id, nodeType: node.type, subModelId: claimed.sub_model_id, input: validated, signal: ctl.signal, deadline, tmpDir,
+          logContext: { runId, nodeId },
+          onProgress: (f, message) => void this.db.query(`UPDATE node_runs SET logs = logs || $3::jsonb WHERE run_id = $1 AND node_id = $2 AND jsonb_array_length(logs) < 200`,
+            [runId, nodeId, JSON.stringify([{ at: new Date().toISOString(), progress: f, message: message ?? null }])]).catch(() => {}),
+        });
+        if (ctl.signal.aborted) throw ctl.signal.reason;
+      } catch (err) {
+        const reason = ctl.signal.aborted ? (ctl.signal.reason as Error)?.message : undefined;
+        if (reason === 'canceled' || reason === 'lease lost') return;
+        if (reason === 'worker shutting down') return await this.handBack(runId, nodeId);
+        const message = reason === 'timeout' ? `timed out after ${mode.timeoutSeconds ?? 600} s` : err instanceof Error ? err.message : String(err);
+        if (!(err instanceof EngineInputError)) this.log.warn({ runId, nodeId, err }, 'workflow node failed');
+        await retryOnConnectionLoss(() => this.settleNode(claimed, 'FAILED', { error: message.slice(0, 2000) }));
+        return;
+      }
+      // A lost connection while storing must not fail a node whose engine succeeded; the settle is guarded.
+      this.observe(await retryOnConnectionLoss(() => this.db.tx(async (tx) => {
         const stored = await this.runner.store(tx, claimed.account_id, runId, outputs);
-        await this.settleNodeIn(tx, claimed, 'COMPLETED', { output: stored });
-      });
-    } catch (err) {
-      const reason = ctl.signal.aborted ? (ctl.signal.reason as Error)?.message : undefined;
-      if (reason === 'canceled' || reason === 'lease lost' || reason === 'worker shutting down') return;
-      const message = reason === 'timeout' ? `timed out after ${mode.timeoutSeconds ?? 600} s` : err instanceof Error ? err.message : String(err);
-      if (!(err instanceof EngineInputError)) this.log.warn({ runId, nodeId, err }, 'workflow node failed');
-      await this.settleNode(claimed, 'FAILED', { error: message.slice(0, 2000) });
+        return this.settleNodeIn(tx, claimed, 'COMPLETED', { output: stored });
+      })));
     } finally {
       clearInterval(heartbeat);
       clearTimeout(timer);
@@ -244,12 +251,35 @@ export class WorkflowExecutor {
     }
   }
 
-  private settleNode(claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string }): Promise<void> {
-    return this.db.tx((tx) => this.settleNodeIn(tx, claimed, status, x));
+  /** Gives a node this worker holds back to the queue on shutdown (not a crash: the attempt does not count). */
+  private async handBack(runId: string, nodeId: string): Promise<void> {
+    await retryOnConnectionLoss(() => this.db.tx(async (tx) => {
+      const r = await tx.query(`UPDATE node_runs SET lease_owner = NULL, lease_expires_at = now() - interval '1 second', attempts = greatest(attempts - 1, 0)
+        WHERE run_id = $1 AND node_id = $2 AND lease_owner = $3 AND status = 'RUNNING' RETURNING node_id`, [runId, nodeId, this.id]);
+      if (r.rowCount) await this.queue.enqueueRun(tx, { runId, kind: 'workflow', nodeId }, 120);
+    }));
+    this.log.info({ runId, nodeId }, 'workflow node handed back to the queue');
   }
 
-  /** Ends a node this worker ran, exactly once (guarded by state and lease), and queues the run's next advance. */
-  private async settleNodeIn(tx: PoolClient, claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string }): Promise<void> {
+  /** Nodes still running here after a stop's abort (engines that ignored it): hand them back all the same. */
+  async handBackAll(): Promise<void> {
+    for (const key of this.active.keys()) {
+      const [runId, nodeId] = key.split(':') as [string, string];
+      await this.handBack(runId, nodeId).catch(() => {});
+    }
+  }
+
+  private async settleNode(claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string }): Promise<void> {
+    this.observe(await this.db.tx((tx) => this.settleNodeIn(tx, claimed, status, x)));
+  }
+
+  /** Called after the settle committed, so a rolled-back (retried or refused) settle does not count. */
+  private observe(settled: any): void {
+    if (settled) this.opts.metrics?.observeRun('workflow_node', settled.node_type, settled.status, settled.started_at, settled.finished_at);
+  }
+
+  /** Ends a node this worker ran, exactly once (guarded by state and lease), and queues the run's next advance. Returns the settled row, if it was ours. */
+  private async settleNodeIn(tx: PoolClient, claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string }): Promise<any | undefined> {
     // Locks in the same order as advance and cancel (the run, then its nodes), so they cannot deadlock.
     const run = (await tx.query(`SELECT * FROM runs WHERE id = $1 FOR UPDATE`, [claimed.run_id])).rows[0];
     const before = (await tx.query(`SELECT reserved_microcredits FROM node_runs WHERE run_id = $1 AND node_id = $2 FOR UPDATE`, [claimed.run_id, claimed.node_id])).rows[0];
@@ -259,7 +289,7 @@ export class WorkflowExecutor {
         WHERE run_id = $1 AND node_id = $2 AND status = 'RUNNING' AND lease_owner = $6 RETURNING *`,
       [claimed.run_id, claimed.node_id, status, x.output === undefined ? null : JSON.stringify(x.output), x.error ?? null, this.id],
     );
-    if (!r.rows[0]) return; // canceled meanwhile, or another worker took over
+    if (!r.rows[0]) return undefined; // canceled meanwhile, or another worker took over
     const held: bigint = before.reserved_microcredits;
     if (status === 'COMPLETED') {
       await capture(tx, run.account_id, held, run.id);
@@ -274,5 +304,6 @@ export class WorkflowExecutor {
       await this.event(tx, run, 'node.failed', { nodeId: claimed.node_id, nodeType: claimed.node_type, status: 'FAILED' }, x.error);
     }
     await this.queue.enqueueRun(tx, { runId: run.id, kind: 'workflow' }, 120);
+    return r.rows[0];
   }
 }

@@ -14,9 +14,15 @@ export async function serveCommand(ctx: CliContext, argv: string[]): Promise<voi
   }
   const server = await startServer(config, role);
   await new Promise<void>((resolve) => {
+    let signals = 0;
     const shutdown = () => {
-      process.off('SIGINT', shutdown);
-      process.off('SIGTERM', shutdown);
+      // A second signal means "now": exit without waiting for the graceful stop.
+      if (++signals > 1) process.exit(1);
+      // A stop that hangs (an engine ignoring its abort) must not keep a deploy waiting for ever.
+      setTimeout(() => {
+        process.stderr.write('atelier: graceful stop took too long; exiting\n');
+        process.exit(1);
+      }, config.shutdownGraceMs + 30_000).unref();
       server.stop().finally(resolve);
     };
     process.on('SIGINT', shutdown);

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { AppError, type ErrorDetail } from '../../errors.js';
 import { sendError } from '../errorBody.js';
+import { isConnectionError } from '../../db/pool.js';
 
 interface AjvLikeError {
   instancePath?: string;
@@ -52,6 +53,8 @@ export function toAppError(err: FastifyError & { validationContext?: string }): 
   if (err.statusCode === 413) return new AppError('PAYLOAD_TOO_LARGE', err.message);
   if (err.statusCode === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', err.message);
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return new AppError('VALIDATION_ERROR', err.message);
+  // The database connection dropped mid-request (restart, fail-over): worth a retry, not a 500.
+  if (isConnectionError(err)) return new AppError('SERVICE_UNAVAILABLE', 'The database connection was lost; retry the request', { headers: { 'Retry-After': '1' } });
   return new AppError('INTERNAL', 'Internal server error');
 }
 

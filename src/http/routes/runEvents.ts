@@ -6,6 +6,14 @@ import { principalOf } from '../plugins/auth.js';
 
 const TERMINAL = new Set(['run.completed', 'run.failed', 'run.canceled']);
 
+/** Open streams per server, ended when it shuts down (a client resumes on another process with Last-Event-ID). */
+const openStreams = new WeakMap<Services, Set<() => void>>();
+function streamsOf(services: Services): Set<() => void> {
+  let set = openStreams.get(services);
+  if (!set) openStreams.set(services, (set = new Set()));
+  return set;
+}
+
 /**
  * Server-Sent Events of a run: the same events its webhooks carry, each with its outbox id as the SSE
  * `id` so a reconnect with Last-Event-ID resumes where it left off; the stream closes after the run's
@@ -29,6 +37,7 @@ export async function streamRunEvents(services: Services, req: FastifyRequest, r
   const close = () => {
     if (closed) return;
     closed = true;
+    streamsOf(services).delete(close);
     off();
     offReconnect();
     clearInterval(keepAlive);
@@ -52,10 +61,14 @@ export async function streamRunEvents(services: Services, req: FastifyRequest, r
   const offReconnect = services.notifier.onReconnect(pump);
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
   req.raw.on('close', close);
+  streamsOf(services).add(close);
   pump();
 }
 
 export async function runEventRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  app.addHook('preClose', async () => {
+    for (const close of [...streamsOf(services)]) close();
+  });
   app.get('/v1/nodes/runs/:runId/events', {
     schema: {
       tags: ['nodes'], summary: 'Stream a standalone run\'s events (Server-Sent Events)',
