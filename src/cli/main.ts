@@ -10,6 +10,7 @@ import { quickstartCommand } from './commands/quickstart.js';
 import { migrateCommand } from './commands/migrate.js';
 import { subscriptionsCommand } from './commands/subscriptions.js';
 import { webhooksCommand } from './commands/webhooks.js';
+import { doctorCommand } from './commands/doctor.js';
 
 const HELP = `atelier — run generative models and workflows behind one API
 
@@ -27,10 +28,12 @@ const HELP = `atelier — run generative models and workflows behind one API
   atelier subscriptions cancel --email E
   atelier webhooks secret --email E [--rotate]
   atelier migrate
+  atelier doctor [--json] [--stuck-after SECONDS]
 
 Environment: DATA_DIR (default ./data), DATABASE_URL (external PostgreSQL), HOST, PORT (default 8080), LOG_LEVEL.`;
 
-const COMMANDS: Record<string, (ctx: CliContext, argv: string[]) => Promise<void>> = {
+/** A command that returns a number exits with it (e.g. doctor: 1 when it found a problem). */
+const COMMANDS: Record<string, (ctx: CliContext, argv: string[]) => Promise<void | number>> = {
   serve: serveCommand,
   users: usersCommand,
   keys: keysCommand,
@@ -39,6 +42,7 @@ const COMMANDS: Record<string, (ctx: CliContext, argv: string[]) => Promise<void
   subscriptions: subscriptionsCommand,
   webhooks: webhooksCommand,
   migrate: (ctx) => migrateCommand(ctx),
+  doctor: doctorCommand,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -55,8 +59,8 @@ async function main(argv: string[]): Promise<number> {
   let ctx: CliContext | undefined;
   try {
     ctx = new CliContext();
-    await command(ctx, rest);
-    return 0;
+    const code = await command(ctx, rest);
+    return typeof code === 'number' ? code : 0;
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`atelier: ${err.message}\n`);
