@@ -28,7 +28,7 @@ export class Metrics {
 
   constructor(private readonly db: Queryable, role: string) {
     this.registry.setDefaultLabels({ role });
-    client.collectDefaultMetrics({ register: this.registry, prefix: 'atelier_process_' });
+    client.collectDefaultMetrics({ register: this.registry, prefix: 'atelier_' });
     const registers = [this.registry];
     this.httpRequests = new client.Counter({
       name: 'atelier_http_requests_total', help: 'HTTP requests answered, by method, route template and status code.',

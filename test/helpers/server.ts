@@ -11,6 +11,8 @@ export interface TestServer {
   databaseUrl: string;
   dataDir: string;
   services: Services;
+  /** The separate metrics listener's URL (ATELIER_METRICS_PORT), if one was started. */
+  metricsUrl: string | undefined;
   /** fetch against the server with JSON helpers. */
   request(method: string, path: string, opts?: { key?: string; body?: unknown; headers?: Record<string, string>; raw?: string }): Promise<TestResponse>;
   /** Every route the HTTP app registered (method and URL pattern). */
@@ -64,6 +66,7 @@ export async function startTestServer(env: Record<string, string> = {}, opts: { 
     databaseUrl: database.url,
     dataDir,
     services: server.services,
+    metricsUrl: server.metricsUrl,
     request,
     async user(opts = {}) {
       const s = server.services;
