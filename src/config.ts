@@ -39,6 +39,8 @@ export interface Config {
   metricsPort: number | undefined;
   /** How long a stopping process lets running jobs finish before handing them back. */
   shutdownGraceMs: number;
+  /** Connections of a `serve` process's main pool (pg-boss adds 4 and LISTEN 1). */
+  dbPoolSize: number;
 }
 
 export class ConfigError extends Error {}
@@ -86,6 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: env.ATELIER_METRICS_TOKEN || undefined,
     metricsPort: env.ATELIER_METRICS_PORT ? intFrom(env, 'ATELIER_METRICS_PORT', 0, 0, 65535) : undefined,
     shutdownGraceMs: intFrom(env, 'ATELIER_SHUTDOWN_GRACE_MS', 20_000, 0, 3_600_000),
+    dbPoolSize: intFrom(env, 'ATELIER_DB_POOL_SIZE', 20, 2, 500),
     modelsDir: path.resolve(env.MODELS_DIR || path.join(env.DATA_DIR || './data', 'models')),
   };
 }

@@ -48,7 +48,7 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
   const log = createLogger(opts.quiet ? 'silent' : config.logLevel);
   let database: Database | undefined;
   try {
-    database = await openDatabase(config, { log: (m) => log.info(m), poolSize: 20 });
+    database = await openDatabase(config, { log: (m) => log.info(m), poolSize: config.dbPoolSize });
   } catch (err) {
     log.error({ err }, 'could not open the database');
     throw err;
