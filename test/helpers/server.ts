@@ -35,8 +35,9 @@ let counter = 0;
 export async function startTestServer(env: Record<string, string> = {}, opts: { role?: Role; databaseUrl?: string } = {}): Promise<TestServer> {
   const database = opts.databaseUrl ? { url: opts.databaseUrl, drop: async () => {} } : await freshDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-test-data-'));
+  // Tests stop servers at once (grace 0: running jobs are handed back), as before graceful stops existed.
   const config: Config = {
-    ...loadConfig({ ATELIER_RUN_LEASE_SECONDS: '3', ATELIER_SWEEP_INTERVAL_MS: '200', ...env, DATA_DIR: dataDir, DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent' }),
+    ...loadConfig({ ATELIER_RUN_LEASE_SECONDS: '3', ATELIER_SWEEP_INTERVAL_MS: '200', ATELIER_SHUTDOWN_GRACE_MS: '0', ...env, DATA_DIR: dataDir, DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent' }),
   };
   const server: RunningServer = await startServer(config, opts.role ?? 'all', { quiet: true });
   const url = server.url ?? '';
