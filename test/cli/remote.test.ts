@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runCli } from '../helpers/cli.js';
+import { spawn } from 'node:child_process';
+import sharp from 'sharp';
+import { BIN, runCli } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -131,6 +133,35 @@ describe('atelier run', () => {
     const badUrl = await cli(['models', 'search', 'x'], { ATELIER_URL: 'not a url' });
     assert.equal(badUrl.code, 2);
     assert.match(badUrl.stderr, /ATELIER_URL "not a url" is not a URL/);
+    assert.equal((await srv.request('GET', '/v1/credits', { key })).body.availableBalance, before);
+  });
+});
+
+describe('Ctrl-C while waiting', () => {
+  test('cancels the run, waits for it to settle, refunds it and exits 1', async () => {
+    const png = path.join(tmp, 'blue.png');
+    await sharp({ create: { width: 640, height: 480, channels: 3, background: { r: 40, g: 90, b: 160 } } }).png().toFile(png);
+    const before = (await srv.request('GET', '/v1/credits', { key })).body.availableBalance;
+    // A 60 s 1080p Ken Burns video: many seconds of real ffmpeg work, so the run is caught RUNNING.
+    const child = spawn(process.execPath, [BIN, 'run', 'ken_burns_video', '--input', `image_url=@${png}`, '--input', 'duration=60',
+      '--input', 'width=1920', '--input', 'height=1080', '--input', 'fps=60', '--wait'], { env: { ...process.env, ...env, LOG_LEVEL: 'silent' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    const running = new Promise<void>((resolve) => child.stderr.on('data', (d) => {
+      stderr += d;
+      if (/ RUNNING/.test(stderr)) resolve();
+    }));
+    const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
+    await running;
+    child.kill('SIGINT');
+    assert.equal(await exited, 1, stdout + stderr);
+    assert.match(stderr, /canceling run_\w+/);
+    assert.match(stdout, /^run_\w+ CANCELED/m);
+    const runId = /^(run_\w+) CANCELED/m.exec(stdout)![1];
+    const run = (await srv.request('GET', `/v1/nodes/runs/${runId}`, { key })).body;
+    assert.equal(run.status, 'CANCELED');
+    assert.equal(run.creditUsed, 0);
     assert.equal((await srv.request('GET', '/v1/credits', { key })).body.availableBalance, before);
   });
 });
