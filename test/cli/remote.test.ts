@@ -220,6 +220,14 @@ describe('atelier models and estimate', () => {
     }
   });
 
+  test('models pricing says the rule in words with worked examples', async () => {
+    const r = await cli(['models', 'pricing', 'espeak_tts']);
+    assert.equal(r.code, 0, r.stderr);
+    const rest = (await srv.request('GET', '/v1/models/espeak_tts/pricing', { key })).body;
+    assert.equal(r.stdout.split('\n')[0], `espeak_tts: ${rest.summary}`);
+    assert.match(r.stdout, /^\s+2,000 microcredits {2}for \{/m);
+  });
+
   test('models schema lists the inputs', async () => {
     const r = await cli(['models', 'schema', 'resize_image']);
     assert.equal(r.code, 0, r.stderr);

@@ -1,6 +1,7 @@
 import type { CliContext } from '../context.js';
 import { output, parseFlags, UsageError } from '../args.js';
 import { connect } from '../remote/connection.js';
+import { credits } from '../remote/follow.js';
 import type { ModelSearchResult } from '../../../packages/sdk/src/types-models.js';
 
 const USAGE = `usage: atelier models search [QUERY] [--json]
@@ -39,7 +40,8 @@ export async function modelsCommand(_ctx: CliContext, argv: string[]): Promise<v
     case 'pricing': {
       if (positionals.length !== 1) throw new UsageError(USAGE);
       const p = await connect(values.url).models.pricing(positionals[0]!);
-      return output(json, p, `${p.modelId}: priced per ${p.unit}\n${JSON.stringify(p, null, 2)}`);
+      const examples = p.examples.map((e) => `  ${credits(e.microcredits).padStart(24)}  for ${JSON.stringify(e.input)}`);
+      return output(json, p, [`${p.modelId}: ${p.summary}`, ...(examples.length ? ['examples:', ...examples] : [])].join('\n'));
     }
     default:
       throw new UsageError(USAGE);
