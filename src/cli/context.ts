@@ -1,9 +1,13 @@
 import { loadConfig, type Config } from '../config.js';
-import { openDatabase, type Database } from '../db/connect.js';
-import { createServices, type Services } from '../services.js';
+import type { Database } from '../db/connect.js';
+import type { Services } from '../services.js';
 import type { Db } from '../db/pool.js';
 
-/** Opens the database only for commands that need it, and closes it (stopping an embedded server it started). */
+/**
+ * Opens the database only for commands that need it, and closes it (stopping an embedded server it
+ * started). The database layer and the services are imported on first use, so commands that only talk
+ * to a running server over HTTP start quickly.
+ */
 export class CliContext {
   readonly config: Config = loadConfig();
   private database: Database | undefined;
@@ -11,6 +15,8 @@ export class CliContext {
 
   async services(): Promise<Services> {
     if (!this.services_) {
+      const { openDatabase } = await import('../db/connect.js');
+      const { createServices } = await import('../services.js');
       this.database ??= await openDatabase(this.config, { poolSize: 3 });
       this.services_ = await createServices(this.config, this.database.db);
     }
@@ -19,7 +25,10 @@ export class CliContext {
 
   /** The database alone, for commands that need no services (and so do not load the model catalog). */
   async db(): Promise<Db> {
-    this.database ??= await openDatabase(this.config, { poolSize: 3 });
+    if (!this.database) {
+      const { openDatabase } = await import('../db/connect.js');
+      this.database = await openDatabase(this.config, { poolSize: 3 });
+    }
     return this.database.db;
   }
 

@@ -2,15 +2,8 @@ import { AppError } from '../errors.js';
 import { ConfigError } from '../config.js';
 import { CliContext } from './context.js';
 import { UsageError } from './args.js';
-import { serveCommand } from './commands/serve.js';
-import { usersCommand } from './commands/users.js';
-import { keysCommand } from './commands/keys.js';
-import { creditsCommand } from './commands/credits.js';
-import { quickstartCommand } from './commands/quickstart.js';
-import { migrateCommand } from './commands/migrate.js';
-import { subscriptionsCommand } from './commands/subscriptions.js';
-import { webhooksCommand } from './commands/webhooks.js';
-import { doctorCommand } from './commands/doctor.js';
+import { AtelierError } from '../../packages/sdk/src/errors.js';
+import { describeApiError } from './remote/connection.js';
 
 const HELP = `atelier — run generative models and workflows behind one API
 
@@ -30,19 +23,34 @@ const HELP = `atelier — run generative models and workflows behind one API
   atelier migrate
   atelier doctor [--json] [--stuck-after SECONDS]
 
+Against a running server (ATELIER_URL, default http://127.0.0.1:8080, and ATELIER_API_KEY):
+  atelier run NODE_TYPE [--input KEY=VALUE …] [--sub-model ID] [--wait] [--out DIR] [--cancel-after 5m] [--json]
+  atelier workflows list [--json]
+  atelier workflows run SLUG_OR_ID [--value [NODE.]FIELD=VALUE …] [--wait] [--out DIR] [--json]
+  atelier models search [QUERY] | list | schema MODEL_ID | pricing MODEL_ID [--json]
+  atelier estimate NODE_TYPE [--input KEY=VALUE …] [--sub-model ID] | --workflow SLUG_OR_ID [--json]
+  VALUE may be @path: a file's bytes (as a data: URL) for media inputs, its text for text inputs.
+
 Environment: DATA_DIR (default ./data), DATABASE_URL (external PostgreSQL), HOST, PORT (default 8080), LOG_LEVEL.`;
 
-/** A command that returns a number exits with it (e.g. doctor: 1 when it found a problem). */
-const COMMANDS: Record<string, (ctx: CliContext, argv: string[]) => Promise<void | number>> = {
-  serve: serveCommand,
-  users: usersCommand,
-  keys: keysCommand,
-  credits: creditsCommand,
-  quickstart: quickstartCommand,
-  subscriptions: subscriptionsCommand,
-  webhooks: webhooksCommand,
-  migrate: (ctx) => migrateCommand(ctx),
-  doctor: doctorCommand,
+type Command = (ctx: CliContext, argv: string[]) => Promise<void>;
+
+// Loaded on demand: the commands that talk to a server over HTTP must not pay for importing the
+// catalog, the engines and the database layer that the operator commands need.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./commands/serve.js')).serveCommand,
+  users: async () => (await import('./commands/users.js')).usersCommand,
+  keys: async () => (await import('./commands/keys.js')).keysCommand,
+  credits: async () => (await import('./commands/credits.js')).creditsCommand,
+  quickstart: async () => (await import('./commands/quickstart.js')).quickstartCommand,
+  subscriptions: async () => (await import('./commands/subscriptions.js')).subscriptionsCommand,
+  webhooks: async () => (await import('./commands/webhooks.js')).webhooksCommand,
+  migrate: async () => (await import('./commands/migrate.js')).migrateCommand,
+  doctor: async () => (await import('./commands/doctor.js')).doctorCommand,
+  run: async () => (await import('./commands/run.js')).runCommand,
+  workflows: async () => (await import('./commands/workflows.js')).workflowsCommand,
+  models: async () => (await import('./commands/models.js')).modelsCommand,
+  estimate: async () => (await import('./commands/estimate.js')).estimateCommand,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -51,20 +59,26 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP + '\n');
     return name ? 0 : 2;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const load = COMMANDS[name];
+  if (!load) {
     process.stderr.write(`atelier: unknown command "${name}" (see atelier --help)\n`);
     return 2;
   }
   let ctx: CliContext | undefined;
   try {
+    const command = await load();
     ctx = new CliContext();
-    const code = await command(ctx, rest);
-    return typeof code === 'number' ? code : 0;
+    await command(ctx, rest);
+    // A command that finished its work but reports a failed run sets process.exitCode.
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`atelier: ${err.message}\n`);
       return 2;
+    }
+    if (err instanceof AtelierError) {
+      process.stderr.write(`atelier: ${describeApiError(err)}\n`);
+      return 1;
     }
     if (err instanceof AppError || err instanceof ConfigError) {
       process.stderr.write(`atelier: ${err.message}\n`);

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runCli } from './helpers/cli.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { runCli } from '../helpers/cli.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let srv: TestServer;
 let env: Record<string, string>;
