@@ -171,7 +171,14 @@ export class RunWorker {
       // The engine succeeded: a lost database connection while storing must not turn that into a failure.
       // Settling is guarded by state and lease, so it is retried; if the database stays away the lease
       // lapses and another worker runs it again.
-      await retryOnConnectionLoss(() => this.settleSuccess(claimed, outputs));
+      try {
+        await retryOnConnectionLoss(() => this.settleSuccess(claimed, outputs));
+      } catch (err) {
+        if (isConnectionError(err)) throw err;
+        // The outputs could not be stored (e.g. refused by the file store): the run fails with the reason.
+        this.log.warn({ runId, err }, 'storing the run outputs failed');
+        await retryOnConnectionLoss(() => this.settleFailure(runId, err instanceof Error ? err.message : String(err)));
+      }
     } finally {
       clearInterval(heartbeat);
       clearTimeout(timer);

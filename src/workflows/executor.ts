@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { PoolClient } from 'pg';
-import { retryOnConnectionLoss, type Db } from '../db/pool.js';
+import { isConnectionError, retryOnConnectionLoss, type Db } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
 import { capture, release } from '../billing/ledger.js';
 import { recordEvent } from '../events/outbox.js';
@@ -239,10 +239,17 @@ export class WorkflowExecutor {
         return;
       }
       // A lost connection while storing must not fail a node whose engine succeeded; the settle is guarded.
-      this.observe(await retryOnConnectionLoss(() => this.db.tx(async (tx) => {
-        const stored = await this.runner.store(tx, claimed.account_id, runId, outputs);
-        return this.settleNodeIn(tx, claimed, 'COMPLETED', { output: stored });
-      })));
+      try {
+        this.observe(await retryOnConnectionLoss(() => this.db.tx(async (tx) => {
+          const stored = await this.runner.store(tx, claimed.account_id, runId, outputs);
+          return this.settleNodeIn(tx, claimed, 'COMPLETED', { output: stored });
+        })));
+      } catch (err) {
+        if (isConnectionError(err)) throw err;
+        // The outputs could not be stored: the node fails with the reason.
+        this.log.warn({ runId, nodeId, err }, 'storing the node outputs failed');
+        await retryOnConnectionLoss(() => this.settleNode(claimed, 'FAILED', { error: (err instanceof Error ? err.message : String(err)).slice(0, 2000) }));
+      }
     } finally {
       clearInterval(heartbeat);
       clearTimeout(timer);
