@@ -19,7 +19,7 @@ import { Db } from '../src/db/pool.js';
 const RUNS = 100;
 let api: TestServer;
 let observer: Db; // the test's own connections, named so the terminations spare them
-const children: Array<{ role: string; child: ChildProcess; stderr: () => string }> = [];
+const children: Array<{ role: string; child: ChildProcess; stderr: () => string; started: () => boolean }> = [];
 
 // A webhook receiver that answers after a short pause, so deliveries are in flight when a deliverer dies.
 const received: Array<{ id: string; type: string; runId: string }> = [];
@@ -53,17 +53,31 @@ after(async () => {
 function spawnRole(role: 'worker' | 'deliverer') {
   const child = spawn(process.execPath, [BIN, 'serve', '--role', role], {
     env: {
-      ...process.env, DATABASE_URL: api.databaseUrl, DATA_DIR: api.dataDir, LOG_LEVEL: 'error', ATELIER_ALLOW_PRIVATE_URLS: '1',
+      ...process.env, DATABASE_URL: api.databaseUrl, DATA_DIR: api.dataDir, LOG_LEVEL: 'info', ATELIER_ALLOW_PRIVATE_URLS: '1',
       ATELIER_RUN_LEASE_SECONDS: '2', ATELIER_SWEEP_INTERVAL_MS: '200', ATELIER_WORKER_CONCURRENCY: '2',
       ATELIER_WEBHOOK_TIMEOUT_MS: '1000', ATELIER_WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1',
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let err = '';
-  child.stderr!.on('data', (d) => (err = (err + d).slice(-4000)));
-  const entry = { role, child, stderr: () => err };
+  let out = '';
+  let started = false;
+  const keep = (d: Buffer) => {
+    out = (out + d).slice(-4000);
+    if (!started && out.includes(`started (role ${role})`)) started = true;
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const entry = { role, child, stderr: () => out, started: () => started };
   children.push(entry);
   return entry;
+}
+
+/**
+ * Faults are for running processes: one still starting up (migrations, queue set-up) exits 1 when its
+ * connection is cut, for its supervisor to restart, which is not what this test is about.
+ */
+async function allStarted() {
+  await until('every process to finish starting', async () => children.every((c) => c.started() || c.child.exitCode !== null || c.child.signalCode !== null), 120_000);
 }
 
 async function killHard(c: { child: ChildProcess }) {
@@ -136,12 +150,14 @@ test('kill -9 a worker and a deliverer and drop every database connection under 
     }));
   })();
 
+  await allStarted();
   await until('the slow run to start on worker A', async () => (await observer.query(`SELECT status FROM runs WHERE id = $1`, [slowId])).rows[0].status === 'RUNNING', 120_000);
   await killHard(workerA);
   spawnRole('worker');
   spawnRole('worker');
 
   await until('40 runs created', async () => created >= 40, 120_000);
+  await allStarted();
   const firstCut = await terminateAtelierBackends();
   t.diagnostic(`terminated ${firstCut} backends`);
   assert.ok(firstCut > 0, 'there were Atelier connections to terminate');
@@ -153,6 +169,7 @@ test('kill -9 a worker and a deliverer and drop every database connection under 
   spawnRole('deliverer');
 
   await until('80 runs created', async () => created >= 80, 120_000);
+  await allStarted();
   const secondCut = await terminateAtelierBackends();
   t.diagnostic(`terminated ${secondCut} backends`);
   await creating;

@@ -1,6 +1,8 @@
 import type { CliContext } from '../context.js';
 import { parseFlags, UsageError } from '../args.js';
 import { ROLES, startServer, type Role } from '../../server.js';
+import { isConnectionError } from '../../db/pool.js';
+import { createLogger } from '../../logger.js';
 
 export async function serveCommand(ctx: CliContext, argv: string[]): Promise<void> {
   const { values } = parseFlags(argv, { role: { type: 'string' }, port: { type: 'string' } });
@@ -12,6 +14,14 @@ export async function serveCommand(ctx: CliContext, argv: string[]): Promise<voi
     if (!Number.isInteger(p) || p < 0 || p > 65535) throw new UsageError('--port must be 0..65535');
     config.port = p;
   }
+  // pg-boss 10 marks a finished job complete without awaiting it, so a connection lost at that moment
+  // surfaces as an unhandled rejection, which would end the process. The job's run is already settled in
+  // our own tables, so that one is logged and survived; any other unhandled rejection still ends the process.
+  const log = createLogger(config.logLevel);
+  process.on('unhandledRejection', (reason) => {
+    if (!isConnectionError(reason)) throw reason;
+    log.warn({ err: reason }, 'database connection lost under a background query; continuing');
+  });
   const server = await startServer(config, role);
   await new Promise<void>((resolve) => {
     let signals = 0;
