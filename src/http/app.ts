@@ -26,6 +26,7 @@ import { workflowRoutes } from './routes/workflows.js';
 import { workflowRunRoutes } from './routes/workflowRuns.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { WorkflowSchema } from './schemas/workflows.js';
+import { browserErrorPage, webApp } from '../web/plugin.js';
 import { FileViewSchema, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema } from './schemas/runs.js';
 
 export interface AppOptions {
@@ -61,7 +62,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   }
   registerValidation(app);
   registerJsonBody(app);
-  registerErrorHandling(app);
+  registerErrorHandling(app, { browserPage: browserErrorPage });
   registerAuth(app, services.keys);
 
   app.addSchema(ErrorResponse);
@@ -80,5 +81,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   await app.register(workflowRoutes, { services });
   await app.register(workflowRunRoutes, { services });
   await app.register(mcpRoutes, { services });
+  // The web app (sign-in, settings, runs, workflows) at `/`, in its own encapsulated context.
+  await app.register(webApp, { services });
   return app;
 }
