@@ -77,11 +77,11 @@ function keyRow(ctx: PageContext, k: ApiKeyInfo): Html {
   <td class="num">${k.rateLimitPerDay.toLocaleString('en')}</td>
   <td>${k.lastUsedAt ? formatTime(k.lastUsedAt) : html`<span class="muted">never</span>`}</td>
   <td>${stateBadge(k.state)}</td>
-  <td class="row-actions">${usable ? html`
+  <td><div class="row-actions">${usable ? html`
     <a class="button small" href="/settings/api-keys/${k.id}/edit" aria-label="Edit ${k.label}">Edit</a>
     <form method="post" action="/settings/api-keys/${k.id}/revoke" data-confirm="Revoke the key “${k.label}”? Every request made with it will be refused (401) from now on. This cannot be undone.">
       ${csrfField(ctx)}<button type="submit" class="button small danger" aria-label="Revoke ${k.label}">Revoke</button>
-    </form>` : ''}</td>
+    </form>` : ''}</div></td>
 </tr>`;
 }
 

@@ -1,13 +1,14 @@
 import { formatMillions } from '../../billing/format.js';
+import { html, type Html } from '../html.js';
 
 /** Display formats of the web pages. Pure. */
 
 /** `2025-11-23 14:05 UTC`: one time zone for every reader, the same one the API's timestamps use. */
-export function formatTime(d: Date | string | null | undefined): string {
+export function formatTime(d: Date | string | null | undefined): Html | string {
   if (d === null || d === undefined) return '—';
   const date = typeof d === 'string' ? new Date(d) : d;
   if (Number.isNaN(date.getTime())) return '—';
-  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return html`<time datetime="${date.toISOString()}">${date.toISOString().slice(0, 16).replace('T', ' ')} UTC</time>`;
 }
 
 /** `0.4 s`, `12 s`, `3 min 05 s`, `1 h 02 min`; a dash when the run has not started. */

@@ -58,7 +58,7 @@ ${facts([
     ['Workflow', html`<a href="/workflows/${r.workflowId}">${d.workflowName}</a>`],
     ['Status', statusBadge(r.status, { id: 'run-status' })],
     ['Cost', html`<span id="run-cost">${formatMicrocredits(r.actualCredits)}</span> <span class="muted">of ${formatMicrocredits(r.estimatedCredits)} estimated</span>`],
-    ['Started', formatTime(r.createdAt)],
+    ['Created', formatTime(r.createdAt)],
     ['Duration', formatDuration(r.startedAt, r.finishedAt)],
   ])}
 ${r.error ? html`<p class="notice notice-error" role="alert">${r.error}</p>` : ''}
@@ -95,7 +95,7 @@ ${facts([
     ['Model', html`<code>${r.nodeType}</code>${r.subModelId ? html` / <code>${r.subModelId}</code>` : ''}`],
     ['Status', statusBadge(r.status, { id: 'run-status' })],
     ['Cost', html`<span id="run-cost">${formatMicrocredits(r.creditUsed)}</span> <span class="muted">of ${formatMicrocredits(r.estimatedCredits)} estimated</span>`],
-    ['Started', formatTime(r.createdAt)],
+    ['Created', formatTime(r.createdAt)],
     ['Duration', formatDuration(r.startedAt, r.finishedAt)],
   ])}
 <p class="muted live-note" aria-live="polite" id="live-note">${live ? 'Updating live while the run goes on…' : ''}</p>

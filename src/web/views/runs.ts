@@ -25,7 +25,7 @@ export function runsPage(ctx: PageContext, d: { runs: any[]; nextCursor: string 
 <p class="lede">Model runs and workflow runs of this account, newest first. Costs are in microcredits.</p>
 ${d.runs.length === 0 ? html`<p class="empty">No runs yet. Start one through the API, e.g. <code>POST /v1/runs</code> with a system workflow from <a href="/workflows">Workflows</a>.</p>` : html`<div class="table-wrap"><table class="runs">
   <caption class="visually-hidden">Recent runs</caption>
-  <thead><tr><th scope="col">Run</th><th scope="col">What</th><th scope="col">Status</th><th scope="col" class="num">Cost</th><th scope="col" class="num">Duration</th><th scope="col">Started</th></tr></thead>
+  <thead><tr><th scope="col">Run</th><th scope="col">What</th><th scope="col">Status</th><th scope="col" class="num">Cost</th><th scope="col" class="num">Duration</th><th scope="col">Created</th></tr></thead>
   <tbody>${rows}</tbody>
 </table></div>`}
 <nav class="pager" aria-label="Run pages">
