@@ -58,7 +58,8 @@ export async function webApp(app: FastifyInstance, { services }: { services: Ser
       throw new AppError('FORBIDDEN', 'This request came from another site and was refused.');
     }
     const presented = field(req.body, '_csrf') ?? (typeof req.headers['x-csrf-token'] === 'string' ? req.headers['x-csrf-token'] : undefined);
-    const expected = req.web ? req.web.session.csrfToken : parseCookies(req.headers.cookie)[LOGIN_COOKIE];
+    // Sign-in (the one public mutation) is checked against its form's cookie, even from a signed-in browser.
+    const expected = req.routeOptions.config?.web === 'public' ? parseCookies(req.headers.cookie)[LOGIN_COOKIE] : req.web?.session.csrfToken;
     if (!expected || !tokensEqual(expected, presented)) {
       throw new AppError('FORBIDDEN', 'The form was out of date or did not come from this site. Reload the page and try again.');
     }
