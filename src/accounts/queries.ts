@@ -4,6 +4,10 @@ export const INSERT_USER = `INSERT INTO users (id, email, password_hash, account
 export const USER_BY_EMAIL = `SELECT u.id, u.email, u.password_hash, u.account_id, u.active_org_id, u.created_at,
     o.account_id AS org_account_id, o.name AS org_name
   FROM users u LEFT JOIN organizations o ON o.id = u.active_org_id WHERE u.email = $1`;
+export const USER_BY_ID = `SELECT u.id, u.email, u.password_hash, u.account_id, u.active_org_id, u.created_at,
+    o.account_id AS org_account_id, o.name AS org_name
+  FROM users u LEFT JOIN organizations o ON o.id = u.active_org_id WHERE u.id = $1`;
+export const ORGS_OF_USER = `SELECT o.id, o.name, m.role FROM org_members m JOIN organizations o ON o.id = m.org_id WHERE m.user_id = $1 ORDER BY o.name`;
 export const ORG_BY_NAME = `SELECT id, name, account_id FROM organizations WHERE name = $1`;
 export const INSERT_ORG = `INSERT INTO organizations (id, name, account_id) VALUES ($1, $2, $3)`;
 export const INSERT_MEMBER = `INSERT INTO org_members (org_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`;

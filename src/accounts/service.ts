@@ -3,7 +3,7 @@ import type { Db } from '../db/pool.js';
 import { isUniqueViolation } from '../db/pool.js';
 import { AppError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
-import { hashPassword } from './password.js';
+import { hashPassword, verifyPassword } from './password.js';
 import * as q from './queries.js';
 
 export interface User {
@@ -58,6 +58,31 @@ export class AccountService {
     return u;
   }
 
+  async findById(id: string): Promise<User | undefined> {
+    const r = await this.db.query(q.USER_BY_ID, [id]);
+    return r.rows[0] ? toUser(r.rows[0]) : undefined;
+  }
+
+  /**
+   * The user whose email and password these are, or undefined. An unknown email still costs one scrypt,
+   * so the answer time does not tell which emails have accounts.
+   */
+  async checkPassword(email: string, password: string): Promise<User | undefined> {
+    let row: any;
+    try {
+      row = (await this.db.query(q.USER_BY_EMAIL, [normalizeEmail(email)])).rows[0];
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+    }
+    const ok = await verifyPassword(password, row?.password_hash ?? (await dummyHash()));
+    return ok && row ? toUser(row) : undefined;
+  }
+
+  /** The organizations the user belongs to, by name. */
+  async organizations(userId: string): Promise<Array<{ id: string; name: string; role: string }>> {
+    return (await this.db.query(q.ORGS_OF_USER, [userId])).rows;
+  }
+
   /** Creates a user (and, with orgName, joins or creates that organization and makes it active). */
   async createUser(input: { email: string; password: string; orgName?: string }): Promise<User> {
     const email = normalizeEmail(input.email);
@@ -99,6 +124,12 @@ export class AccountService {
     return this.requireByEmail(email);
   }
 
+}
+
+let dummy: Promise<string> | undefined;
+/** A hash of nothing anyone knows, made once, to verify against when the email is unknown. */
+function dummyHash(): Promise<string> {
+  return (dummy ??= hashPassword(newId('dummy')));
 }
 
 async function joinOrg(c: PoolClient, userId: string, orgName: string): Promise<void> {

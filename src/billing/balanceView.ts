@@ -3,7 +3,7 @@ import type { Principal } from '../keys/service.js';
 import { formatMillions } from './format.js';
 
 /** The balance answer of GET /v1/credits/balance; shared so the MCP get_balance tool returns the same JSON. */
-export async function balanceView(services: Services, principal: Principal) {
+export async function balanceView(services: Services, principal: Pick<Principal, 'accountId' | 'isOrganization'>) {
   const b = await services.credits.balance(principal.accountId);
   return {
     availableBalance: Number(b.available),

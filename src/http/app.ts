@@ -28,6 +28,7 @@ import { mcpRoutes } from './routes/mcp.js';
 import { WorkflowSchema } from './schemas/workflows.js';
 import type { Metrics } from '../ops/metrics.js';
 import { registerMetrics } from '../ops/metricsHttp.js';
+import { browserErrorPage, webApp } from '../web/plugin.js';
 import { FileViewSchema, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema } from './schemas/runs.js';
 
 export interface AppOptions {
@@ -65,7 +66,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   }
   registerValidation(app);
   registerJsonBody(app);
-  registerErrorHandling(app);
+  registerErrorHandling(app, { browserPage: browserErrorPage });
   registerAuth(app, services.keys);
   if (opts.metrics) registerMetrics(app, opts.metrics.metrics, opts.metrics.token);
 
@@ -85,5 +86,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   await app.register(workflowRoutes, { services });
   await app.register(workflowRunRoutes, { services });
   await app.register(mcpRoutes, { services });
+  // The web app (sign-in, settings, runs, workflows) at `/`, in its own encapsulated context.
+  await app.register(webApp, { services });
   return app;
 }

@@ -7,6 +7,13 @@ export const LIST_KEYS = `SELECT k.*, s.last_used_at FROM api_keys k LEFT JOIN k
   WHERE k.user_id = $1 ORDER BY k.created_at, k.id`;
 export const REVOKE_BY_LABEL = `UPDATE api_keys SET revoked_at = now()
   WHERE user_id = $1 AND label = $2 AND revoked_at IS NULL RETURNING *`;
+export const REVOKE_BY_ID = `UPDATE api_keys SET revoked_at = now()
+  WHERE user_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING *`;
+/** Label and limits of an unrevoked key; NULL keeps the current value. Usage columns come back for the view. */
+export const UPDATE_KEY = `WITH k AS (
+  UPDATE api_keys SET label = COALESCE($3, label), rate_per_minute = COALESCE($4, rate_per_minute), rate_per_day = COALESCE($5, rate_per_day)
+   WHERE user_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING *)
+  SELECT k.*, s.last_used_at FROM k LEFT JOIN key_usage s ON s.key_id = k.id`;
 
 /**
  * Authentication and both rate-limit windows in one round trip. The UPDATE admits the request only while

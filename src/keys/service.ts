@@ -130,6 +130,29 @@ export class KeyService {
     return toInfo(r.rows[0]);
   }
 
+  /** Revokes one of the user's keys by id; it stops working at once. 404 for a key that is not the user's or already revoked. */
+  async revokeById(user: User, keyId: string): Promise<ApiKeyInfo> {
+    const r = await this.db.query(q.REVOKE_BY_ID, [user.id, keyId]);
+    if (r.rowCount === 0) throw new AppError('NOT_FOUND', 'no such unrevoked key');
+    return toInfo(r.rows[0]);
+  }
+
+  /** Changes an unrevoked key's label and limits (spec 2.1: the label is editable at any time). Omitted fields stay. */
+  async update(user: User, keyId: string, input: { label?: string; perMinute?: number; perDay?: number }): Promise<ApiKeyInfo> {
+    const label = input.label?.trim();
+    if (label !== undefined && (label.length < 1 || label.length > 100)) throw validationError('label', 'must be 1 to 100 characters');
+    const perMinute = input.perMinute === undefined ? null : checkLimit('perMinute', input.perMinute, LIMITS.perMinute);
+    const perDay = input.perDay === undefined ? null : checkLimit('perDay', input.perDay, LIMITS.perDay);
+    try {
+      const r = await this.db.query(q.UPDATE_KEY, [user.id, keyId, label ?? null, perMinute, perDay]);
+      if (r.rowCount === 0) throw new AppError('NOT_FOUND', 'no such unrevoked key');
+      return toInfo(r.rows[0]);
+    } catch (err) {
+      if (isUniqueViolation(err, 'api_keys_label_unique')) throw new AppError('CONFLICT', `a key labelled "${label}" already exists`);
+      throw err;
+    }
+  }
+
   /**
    * Resolves a presented key to its principal and counts the request against both windows.
    * Returns undefined for anything that is not a usable key (malformed, unknown, revoked, expired).

@@ -55,3 +55,10 @@ export const STALE_QUEUED = `UPDATE runs r SET enqueued_at = now() WHERE r.id IN
 export const STALE_QUEUED_NODES = `SELECT n.run_id, n.node_id FROM node_runs n JOIN runs r ON r.id = n.run_id
   WHERE n.status = 'QUEUED' AND r.status = 'RUNNING' AND r.enqueued_at < now() - make_interval(secs => $1) LIMIT 100`;
 export const DROP_OLD_IDEMPOTENCY = `DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'`;
+
+/** Runs of both kinds, newest first, with the workflow's name where there is one (the web app's run list). */
+export const LIST_ALL_RUNS = `SELECT r.id, r.kind, r.node_type, r.workflow_id, r.status, r.estimated_microcredits, r.charged_microcredits,
+       r.created_at, r.started_at, r.finished_at, w.name AS workflow_name, w.slug AS workflow_slug
+  FROM runs r LEFT JOIN workflows w ON w.id = r.workflow_id
+ WHERE r.account_id = $1 AND ($2::timestamptz IS NULL OR (r.created_at, r.id) < ($2, $3))
+ ORDER BY r.created_at DESC, r.id DESC LIMIT $4`;

@@ -116,6 +116,14 @@ export class NodeRunService {
     return { runs: page, nextCursor };
   }
 
+  /** Both kinds of run, newest first (summary columns only). */
+  async listAll(accountId: string, cursor: string | undefined, limit: number): Promise<{ runs: any[]; nextCursor: string | null }> {
+    const after = decodeCursor(cursor);
+    const rows = (await this.db.query(q.LIST_ALL_RUNS, [accountId, after[0], after[1], limit + 1])).rows;
+    const { page, nextCursor } = pageOf(rows, limit, (r) => r.created_at);
+    return { runs: page, nextCursor };
+  }
+
   /**
    * Cancels a queued or running run at once and refunds its hold. A running engine is told to stop through
    * a NOTIFY to whichever worker holds it; that worker's own settle then finds the run already ended.

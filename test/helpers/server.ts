@@ -32,9 +32,10 @@ export interface TestResponse {
 let counter = 0;
 
 /** Starts a whole Atelier process (role all) in-process on a fresh database and a free port. */
-export async function startTestServer(env: Record<string, string> = {}, opts: { role?: Role; databaseUrl?: string } = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, opts: { role?: Role; databaseUrl?: string; dataDir?: string } = {}): Promise<TestServer> {
   const database = opts.databaseUrl ? { url: opts.databaseUrl, drop: async () => {} } : await freshDatabase();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-test-data-'));
+  // A sibling process shares the first one's DATA_DIR (artifacts), as processes of one deployment do.
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-test-data-'));
   // Tests stop servers at once (grace 0: running jobs are handed back), as before graceful stops existed.
   const config: Config = {
     ...loadConfig({ ATELIER_RUN_LEASE_SECONDS: '3', ATELIER_SWEEP_INTERVAL_MS: '200', ATELIER_SHUTDOWN_GRACE_MS: '0', ...env, DATA_DIR: dataDir, DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent' }),
@@ -81,7 +82,7 @@ export async function startTestServer(env: Record<string, string> = {}, opts: { 
     async close() {
       await server.stop();
       await database.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!opts.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { AppError, type ErrorDetail } from '../../errors.js';
 import { sendError } from '../errorBody.js';
@@ -64,7 +64,16 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
  * Error shaping for every non-2xx answer: thrown errors, validation failures, unknown routes (404) and
  * known paths asked with the wrong method (405, with Allow).
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, opts: {
+  /** An HTML page for a browser that asked for an unknown page outside the API; undefined keeps the JSON body. */
+  browserPage?: (req: FastifyRequest, err: AppError) => string | undefined;
+} = {}): void {
+  const send = (req: FastifyRequest, reply: FastifyReply, err: AppError) => {
+    const page = opts.browserPage?.(req, err);
+    if (page === undefined) return sendError(req, reply, err);
+    if (err.headers) reply.headers(err.headers);
+    return reply.code(err.status).type('text/html; charset=utf-8').send(page);
+  };
   const known = FindMyWay({ ignoreTrailingSlash: true });
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -88,10 +97,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const path = req.url.split('?')[0] ?? '/';
     const allowed = METHODS.filter((m) => m !== req.method && known.find(m, path));
     if (allowed.length > 0 && !known.find(req.method as any, path)) {
-      return sendError(req, reply, new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}`, {
+      return send(req, reply, new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}`, {
         headers: { Allow: allowed.join(', ') },
       }));
     }
-    return sendError(req, reply, new AppError('NOT_FOUND', `No route ${req.method} ${path}`));
+    return send(req, reply, new AppError('NOT_FOUND', `No route ${req.method} ${path}`));
   });
 }

@@ -1,0 +1,35 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+
+/**
+ * The web app's static files: our own CSS and scripts from src/web/public, and the graph library's
+ * browser bundle straight from node_modules, so `npm ci && npm start` serves everything with no build
+ * step and nothing comes from a CDN. A fixed list, read once: no path from a request ever reaches the
+ * file system.
+ */
+const ASSETS: Record<string, { file: string; type: string }> = {
+  '/assets/app.css': { file: path.join(here, 'public/app.css'), type: 'text/css; charset=utf-8' },
+  '/assets/app.js': { file: path.join(here, 'public/app.js'), type: 'text/javascript; charset=utf-8' },
+  '/assets/graph.js': { file: path.join(here, 'public/graph.js'), type: 'text/javascript; charset=utf-8' },
+  '/assets/vendor/cytoscape.min.js': { file: require.resolve('cytoscape/dist/cytoscape.min.js'), type: 'text/javascript; charset=utf-8' },
+};
+
+export async function assetRoutes(app: FastifyInstance): Promise<void> {
+  for (const [url, asset] of Object.entries(ASSETS)) {
+    const body = fs.readFileSync(asset.file);
+    const etag = `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+    app.get(url, { config: { web: 'public' } }, async (req, reply) => {
+      // Revalidated on every load (cheap with the ETag), so a new release is picked up at once.
+      reply.header('Cache-Control', 'no-cache').header('ETag', etag).type(asset.type);
+      if (req.headers['if-none-match'] === etag) return reply.code(304).send();
+      return reply.send(body);
+    });
+  }
+}

@@ -1,0 +1,65 @@
+import crypto from 'node:crypto';
+import type { Db } from '../db/pool.js';
+import type { AccountService, User } from '../accounts/service.js';
+import { newId, randomBase62 } from '../ids.js';
+import * as q from './queries.js';
+
+export const SESSION_COOKIE = 'atelier_session';
+export const SESSION_SECONDS = 7 * 86_400;
+/** Sign-in attempts admitted per (email, client address) per window. */
+export const LOGIN_LIMIT = { attempts: 5, windowSeconds: 15 * 60 };
+
+export interface WebSession {
+  id: string;
+  userId: string;
+  csrfToken: string;
+}
+
+export type SignInResult =
+  | { ok: true; user: User; token: string; session: WebSession }
+  | { ok: false; reason: 'invalid' }
+  | { ok: false; reason: 'limited'; retryAfterSeconds: number };
+
+const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest();
+
+/** Web sign-in sessions and the sign-in attempt limit, all in PostgreSQL (any number of API processes). */
+export class WebSessions {
+  constructor(private readonly db: Db, private readonly accounts: AccountService) {}
+
+  /**
+   * Checks the password, counting the attempt first: over the limit, the password is not even checked.
+   * A success clears the count and opens a session.
+   */
+  async signIn(email: string, password: string, ip: string): Promise<SignInResult> {
+    const who = email.trim().toLowerCase().slice(0, 254);
+    const counted = (await this.db.query(q.COUNT_ATTEMPT, [who, ip, LOGIN_LIMIT.windowSeconds])).rows[0];
+    if (counted.attempts > LOGIN_LIMIT.attempts) return { ok: false, reason: 'limited', retryAfterSeconds: Math.max(1, counted.retry_after) };
+    const user = await this.accounts.checkPassword(email, password);
+    if (!user) return { ok: false, reason: 'invalid' };
+    await this.db.query(q.CLEAR_ATTEMPTS, [who, ip]);
+    // Housekeeping rides along with sign-ins, which are rare enough to carry it.
+    await this.db.query(q.DELETE_EXPIRED_SESSIONS);
+    await this.db.query(q.DELETE_STALE_ATTEMPTS, [LOGIN_LIMIT.windowSeconds]);
+    const { token, session } = await this.open(user.id);
+    return { ok: true, user, token, session };
+  }
+
+  /** A new session for the user; the token goes into the cookie and only its hash into the table. */
+  async open(userId: string): Promise<{ token: string; session: WebSession }> {
+    const token = randomBase62(43);
+    const session = { id: newId('wses'), userId, csrfToken: randomBase62(32) };
+    await this.db.query(q.INSERT_SESSION, [session.id, hashToken(token), userId, session.csrfToken, SESSION_SECONDS]);
+    return { token, session };
+  }
+
+  /** The live session a cookie token belongs to, or undefined (unknown, expired or signed out). */
+  async resolve(token: string | undefined): Promise<WebSession | undefined> {
+    if (!token || !/^[0-9A-Za-z]{20,100}$/.test(token)) return undefined;
+    const row = (await this.db.query(q.SESSION_BY_HASH, [hashToken(token)])).rows[0];
+    return row ? { id: row.id, userId: row.user_id, csrfToken: row.csrf_token } : undefined;
+  }
+
+  async close(sessionId: string): Promise<void> {
+    await this.db.query(q.DELETE_SESSION, [sessionId]);
+  }
+}
