@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { newTraceId } from '../ids.js';
 import type { Services } from '../services.js';
-import { registerErrorHandling } from './plugins/errors.js';
+import { clientErrorHandler, registerErrorHandling } from './plugins/errors.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerValidation } from './plugins/validation.js';
 import { registerJsonBody } from './plugins/jsonBody.js';
@@ -44,6 +44,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     logController: new LogController({ requestIdLogLabel: 'traceId' }),
     bodyLimit: services.config.bodyLimitBytes,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    clientErrorHandler,
     // Malformed URLs (bad percent-encoding) get the same error body as everything else.
     frameworkErrors: (err, req, reply) => {
       reply.header('X-Request-Id', req.id);
