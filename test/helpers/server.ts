@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type { FastifyInstance } from 'fastify';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -11,6 +12,8 @@ export interface TestServer {
   databaseUrl: string;
   dataDir: string;
   services: Services;
+  /** The Fastify app, for app.inject (no socket). */
+  app: FastifyInstance;
   /** fetch against the server with JSON helpers. */
   request(method: string, path: string, opts?: { key?: string; body?: unknown; headers?: Record<string, string>; raw?: string }): Promise<TestResponse>;
   /** Every route the HTTP app registered (method and URL pattern). */
@@ -64,6 +67,7 @@ export async function startTestServer(env: Record<string, string> = {}, opts: { 
     databaseUrl: database.url,
     dataDir,
     services: server.services,
+    app: server.app!,
     request,
     async user(opts = {}) {
       const s = server.services;
