@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { expectErrorBody, startTestServer, type TestServer } from './helpers/server.js';
 import { fuzzSeeds, runFuzz } from './helpers/fuzzRun.js';
 import type { FuzzSeeds } from './helpers/fuzzRequests.js';
 
@@ -36,4 +36,16 @@ test(`${CASES} hostile requests: never a 5xx, always the error body, and the ser
   assert.equal(health.status, 200);
   const ready = await srv.request('GET', '/v1/credits/balance', { key: seeds.key });
   assert.equal(ready.status, 200);
+});
+
+// Cases the fuzzer found, kept as fixed examples.
+test('a body nesting past the limit is 400 before anything walks it, on every JSON route', async () => {
+  const deep = (n: number) => `{"input":{"text":"x","json":${'['.repeat(n)}${']'.repeat(n)}},"webhook":{"url":"http://127.0.0.1/","metadata":{"m":${'{"a":'.repeat(n)}1${'}'.repeat(n)}}}}`;
+  for (const path of ['/v1/nodes/word_count/run', '/v1/nodes/json_extract/run', '/v1/nodes/moderate_image/run', '/v1/nodes/estimate-credits', '/v1/workflows', '/mcp']) {
+    const b = expectErrorBody(await srv.request('POST', path, { key: seeds.key, raw: deep(20_000), headers: { 'content-type': 'application/json' } }), 400, 'VALIDATION_ERROR');
+    assert.equal(b.details[0].path, 'body', path);
+  }
+  // Just inside the limit the body is parsed and judged by its schema as usual.
+  const inside = expectErrorBody(await srv.request('POST', '/v1/nodes/word_count/run', { key: seeds.key, raw: deep(20), headers: { 'content-type': 'application/json' } }), 400, 'VALIDATION_ERROR');
+  assert.notEqual(inside.details?.[0]?.path, 'body');
 });
