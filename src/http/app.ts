@@ -41,7 +41,9 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
     genReqId: () => newTraceId(),
     requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: 'traceId' }),
+    // Fastify logs two lines per request (received, completed); one line at the end carries the same facts
+    // (see the onResponse hook below) at half the cost on the hottest path.
+    logController: new LogController({ requestIdLogLabel: 'traceId', disableRequestLogging: true }),
     bodyLimit: services.config.bodyLimitBytes,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     clientErrorHandler,
@@ -55,6 +57,11 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
   });
+  if (opts.logger) {
+    app.addHook('onResponse', async (req, reply) => {
+      req.log.info({ method: req.method, url: req.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    });
+  }
   if (opts.onRoute) {
     app.addHook('onRoute', (route) => {
       for (const method of [route.method].flat()) opts.onRoute!({ method, url: route.url });
