@@ -49,3 +49,20 @@ test('a body nesting past the limit is 400 before anything walks it, on every JS
   const inside = expectErrorBody(await srv.request('POST', '/v1/nodes/word_count/run', { key: seeds.key, raw: deep(20), headers: { 'content-type': 'application/json' } }), 400, 'VALIDATION_ERROR');
   assert.notEqual(inside.details?.[0]?.path, 'body');
 });
+
+test('a NUL character in a URL or a JSON string is a 400, never a database error', async () => {
+  for (const url of ['/v1/webhooks/deliveries/a%00b/replay', '/v1/workflows?search=a%00b', '/v1/runs?workflowId=a%00b', '/v1/webhooks/deliveries?runId=a%00b']) {
+    const method = url.includes('replay') ? 'POST' : 'GET';
+    expectErrorBody(await srv.request(method, url, { key: seeds.key }), 400, 'VALIDATION_ERROR');
+  }
+  for (const [url, body, at] of [
+    ['/v1/nodes/word_count/run', { input: { text: 'a\u0000b' } }, 'body.input.text'],
+    ['/v1/workflows', { name: 'a\u0000b', nodes: [], edges: [] }, 'body.name'],
+  ] as const) {
+    const b = expectErrorBody(await srv.request('POST', url, { key: seeds.key, body }), 400, 'VALIDATION_ERROR');
+    assert.equal(b.details[0].path, at);
+  }
+  // An escaped backslash before "u0000" is not a NUL.
+  const ok = await srv.request('POST', '/v1/nodes/word_count/run', { key: seeds.key, body: { input: { text: 'a\\u0000b' } } });
+  assert.equal(ok.status, 202, ok.text);
+});

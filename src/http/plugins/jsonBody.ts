@@ -22,10 +22,35 @@ export function registerJsonBody(app: FastifyInstance): void {
         details: [{ path: 'body', message: `nests more than ${MAX_JSON_DEPTH} levels deep` }],
       }), undefined);
     }
+    let parsed: unknown;
     try {
-      done(null, sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+      parsed = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
     } catch (err) {
-      done(new AppError('INVALID_JSON', `Body is not valid JSON: ${(err as Error).message}`), undefined);
+      return done(new AppError('INVALID_JSON', `Body is not valid JSON: ${(err as Error).message}`), undefined);
     }
+    // PostgreSQL's text and jsonb cannot hold NUL; only a body that spells one (\u0000) is walked.
+    const nulAt = text.includes('\\u0000') ? pathOfNul(parsed, 'body') : undefined;
+    if (nulAt) return done(new AppError('VALIDATION_ERROR', `${nulAt} contains a NUL character (\\u0000)`, { details: [{ path: nulAt, message: 'contains a NUL character' }] }), undefined);
+    done(null, parsed);
   });
+}
+
+/** Where a NUL character sits in a parsed body (a key or a string), or undefined. Depth is bounded by MAX_JSON_DEPTH. */
+function pathOfNul(v: unknown, at: string): string | undefined {
+  if (typeof v === 'string') return v.includes('\u0000') ? at : undefined;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const p = pathOfNul(v[i], `${at}.${i}`);
+      if (p) return p;
+    }
+    return undefined;
+  }
+  if (v && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) {
+      if (k.includes('\u0000')) return `${at}.${k.replace(/\u0000/g, '\\u0000')}`;
+      const p = pathOfNul(x, `${at}.${k}`);
+      if (p) return p;
+    }
+  }
+  return undefined;
 }
