@@ -42,8 +42,9 @@ export class JobQueue {
     await this.boss.createQueue(RUN_QUEUE).catch(() => {});
   }
 
-  async enqueueRun(tx: Queryable, job: RunJob, expireInSeconds: number): Promise<void> {
-    if (!job.nodeId) await tx.query(`UPDATE runs SET enqueued_at = now() WHERE id = $1`, [job.runId]);
+  /** `stamped`: the caller already set the run's enqueued_at in this transaction (a fresh insert), saving a round trip. */
+  async enqueueRun(tx: Queryable, job: RunJob, expireInSeconds: number, opts: { stamped?: boolean } = {}): Promise<void> {
+    if (!job.nodeId && !opts.stamped) await tx.query(`UPDATE runs SET enqueued_at = now() WHERE id = $1`, [job.runId]);
     await this.boss.send(RUN_QUEUE, job, {
       db: { executeSql: (text, values) => tx.query(text, values) },
       expireInSeconds: Math.max(30, expireInSeconds),
