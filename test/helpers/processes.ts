@@ -23,15 +23,16 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Spawns `node bin/atelier.mjs serve --role ROLE` and resolves once it logged that it started. Its log
- * level is info only until then matters; the caller's env decides (LOG_LEVEL=info is needed for the
- * start line, so it is forced to at least info here and request logs are simply drained).
+ * Spawns `node bin/atelier.mjs serve --role ROLE` and resolves once it has started: by its start line in the
+ * log (LOG_LEVEL info unless env says otherwise; its output is read all along), or, with readyBy 'http'
+ * (API roles only), by GET /readyz answering 200, so its stdout can go nowhere and cost the parent nothing.
  */
-export async function spawnRole(role: 'all' | 'api' | 'worker' | 'deliverer', env: Record<string, string>, opts: { nodeArgs?: string[]; timeoutMs?: number } = {}): Promise<RoleProcess> {
+export async function spawnRole(role: 'all' | 'api' | 'worker' | 'deliverer', env: Record<string, string>, opts: { nodeArgs?: string[]; timeoutMs?: number; readyBy?: 'log' | 'http' } = {}): Promise<RoleProcess> {
   const port = role === 'api' || role === 'all' ? await freePort() : 0;
+  const byHttp = opts.readyBy === 'http' && port !== 0;
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, 'serve', '--role', role], {
     env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', byHttp ? 'ignore' : 'pipe', 'pipe'],
   });
   const lines: string[] = [];
   let started = false;
@@ -48,8 +49,19 @@ export async function spawnRole(role: 'all' | 'api' | 'worker' | 'deliverer', en
       }
     }
   };
-  child.stdout!.on('data', take);
+  child.stdout?.on('data', take);
   child.stderr!.on('data', take);
+  if (byHttp) {
+    void (async () => {
+      while (!started && child.exitCode === null) {
+        const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+        if (ok) {
+          started = true;
+          onStart();
+        } else await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+  }
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
   const tail = () => lines.join('\n');
   let timer: NodeJS.Timeout | undefined;
