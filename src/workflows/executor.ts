@@ -199,7 +199,7 @@ export class WorkflowExecutor {
     if (!claimed) return;
     const key = `${runId}:${nodeId}`;
     if (claimed.attempts > MAX_NODE_ATTEMPTS) {
-      await this.settleNode(claimed, 'FAILED', { error: `the node stopped its worker ${claimed.attempts - 1} times and was given up` });
+      if (await this.settleNode(claimed, 'FAILED', { error: `the node stopped its worker ${claimed.attempts - 1} times and was given up` })) await this.advanceAfterNode(runId);
       return;
     }
     const node: GraphNode = (claimed.graph as Graph).nodes.find((n) => n.id === nodeId)!;
@@ -216,6 +216,7 @@ export class WorkflowExecutor {
     const timer = setTimeout(() => ctl.abort(new Error(byCancelAfter ? 'canceled' : 'timeout')), Math.max(0, deadline - Date.now()));
     const tmpDir = path.join(this.opts.tmpRoot, `${runId}-${nodeId}-${claimed.attempts}`);
     fs.mkdirSync(tmpDir, { recursive: true });
+    let settled = false;
     try {
       const input = mapFileRefs(claimed.input, (id) => this.ownUrl(id)) as Record<string, unknown>;
       const validated = this.catalog.validateInput(mode, input, { path: 'input' });
@@ -226,30 +227,41 @@ export class WorkflowExecutor {
           [runId, nodeId, JSON.stringify([{ at: new Date().toISOString(), progress: f, message: message ?? null }])]).catch(() => {}),
       });
       if (ctl.signal.aborted) throw ctl.signal.reason;
-      await this.db.tx(async (tx) => {
+      settled = await this.db.tx(async (tx) => {
         const stored = await this.runner.store(tx, claimed.account_id, runId, outputs);
-        await this.settleNodeIn(tx, claimed, 'COMPLETED', { output: stored });
+        return this.settleNodeIn(tx, claimed, 'COMPLETED', { output: stored });
       });
     } catch (err) {
       const reason = ctl.signal.aborted ? (ctl.signal.reason as Error)?.message : undefined;
       if (reason === 'canceled' || reason === 'lease lost' || reason === 'worker shutting down') return;
       const message = reason === 'timeout' ? `timed out after ${mode.timeoutSeconds ?? 600} s` : err instanceof Error ? err.message : String(err);
       if (!(err instanceof EngineInputError)) this.log.warn({ runId, nodeId, err }, 'workflow node failed');
-      await this.settleNode(claimed, 'FAILED', { error: message.slice(0, 2000) });
+      settled = await this.settleNode(claimed, 'FAILED', { error: message.slice(0, 2000) });
     } finally {
       clearInterval(heartbeat);
       clearTimeout(timer);
       this.active.delete(key);
       fs.rm(tmpDir, { recursive: true, force: true }, () => {});
     }
+    if (settled) await this.advanceAfterNode(runId);
   }
 
-  private settleNode(claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string }): Promise<void> {
+  /**
+   * The worker that settled a node advances its run itself, at once, instead of queueing an advance job
+   * for whichever worker polls next: in a chain every node waited for that extra queue hop. If this process
+   * dies between the settle's commit and here, the sweeper finds the run with nothing queued or running
+   * and queues the advance (runs/queries.ts STALLED_WORKFLOWS); advancing twice is harmless.
+   */
+  private async advanceAfterNode(runId: string): Promise<void> {
+    await this.advance(runId).catch((err) => this.log.warn({ runId, err }, 'advancing after a node failed; the sweeper will retry'));
+  }
+
+  private settleNode(claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string }): Promise<boolean> {
     return this.db.tx((tx) => this.settleNodeIn(tx, claimed, status, x));
   }
 
-  /** Ends a node this worker ran, exactly once (guarded by state and lease), and queues the run's next advance. */
-  private async settleNodeIn(tx: PoolClient, claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string }): Promise<void> {
+  /** Ends a node this worker ran, exactly once (guarded by state and lease); true if this call ended it. */
+  private async settleNodeIn(tx: PoolClient, claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string }): Promise<boolean> {
     // Locks in the same order as advance and cancel (the run, then its nodes), so they cannot deadlock.
     const run = (await tx.query(`SELECT * FROM runs WHERE id = $1 FOR UPDATE`, [claimed.run_id])).rows[0];
     const before = (await tx.query(`SELECT reserved_microcredits FROM node_runs WHERE run_id = $1 AND node_id = $2 FOR UPDATE`, [claimed.run_id, claimed.node_id])).rows[0];
@@ -259,7 +271,7 @@ export class WorkflowExecutor {
         WHERE run_id = $1 AND node_id = $2 AND status = 'RUNNING' AND lease_owner = $6 RETURNING *`,
       [claimed.run_id, claimed.node_id, status, x.output === undefined ? null : JSON.stringify(x.output), x.error ?? null, this.id],
     );
-    if (!r.rows[0]) return; // canceled meanwhile, or another worker took over
+    if (!r.rows[0]) return false; // canceled meanwhile, or another worker took over
     const held: bigint = before.reserved_microcredits;
     if (status === 'COMPLETED') {
       await capture(tx, run.account_id, held, run.id);
@@ -273,6 +285,8 @@ export class WorkflowExecutor {
       await release(tx, run.account_id, held, run.id, `node ${claimed.node_id} failed`);
       await this.event(tx, run, 'node.failed', { nodeId: claimed.node_id, nodeType: claimed.node_type, status: 'FAILED' }, x.error);
     }
-    await this.queue.enqueueRun(tx, { runId: run.id, kind: 'workflow' }, 120);
+    // The caller advances the run after commit (advanceAfterNode); the stamp tells the sweeper it is in hand.
+    await tx.query(`UPDATE runs SET enqueued_at = now() WHERE id = $1`, [run.id]);
+    return true;
   }
 }
