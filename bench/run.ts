@@ -5,6 +5,7 @@
 //   npm run bench -- --only a,c         some scenarios
 //   npm run bench -- --soak [MINUTES]   also the soak (20 minutes by default; not part of CI)
 //   npm run bench -- --fuzz-cases N     fuzz case count (10,000 by default)
+//   npm run bench -- --name soak        write results/soak.{json,md} instead of latest.*
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findPostgres } from './lib/database.js';
@@ -60,6 +61,7 @@ try {
   await pg.stop();
 }
 report.finishedAt = new Date().toISOString();
-const files = writeReport(path.join(path.dirname(fileURLToPath(import.meta.url)), 'results'), report);
+const name = flag('name') >= 0 ? String(args[flag('name') + 1]).replace(/[^\w-]/g, '') : 'latest';
+const files = writeReport(path.join(path.dirname(fileURLToPath(import.meta.url)), 'results'), report, name);
 console.log(`wrote ${files.join(', ')}`);
 process.exit(report.notes.some((n) => / failed: /.test(n)) ? 1 : 0);

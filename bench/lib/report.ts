@@ -53,14 +53,14 @@ export function markdown(r: Report): string {
   return lines.join('\n');
 }
 
-/** Writes latest.json/latest.md and a dated copy of each into bench/results/. */
-export function writeReport(dir: string, r: Report): string[] {
+/** Writes NAME.json/NAME.md (latest by default) and a dated copy of each into bench/results/. */
+export function writeReport(dir: string, r: Report, name = 'latest'): string[] {
   fs.mkdirSync(dir, { recursive: true });
   const stamp = r.startedAt.replace(/[:]/g, '-').replace(/\.\d+Z$/, 'Z');
   const json = JSON.stringify(r, null, 2) + '\n';
   const md = markdown(r);
   const files = [
-    [path.join(dir, 'latest.json'), json], [path.join(dir, 'latest.md'), md],
+    [path.join(dir, `${name}.json`), json], [path.join(dir, `${name}.md`), md],
     [path.join(dir, `${stamp}.json`), json], [path.join(dir, `${stamp}.md`), md],
   ] as const;
   for (const [f, text] of files) fs.writeFileSync(f, text);
