@@ -66,3 +66,12 @@ test('a NUL character in a URL or a JSON string is a 400, never a database error
   const ok = await srv.request('POST', '/v1/nodes/word_count/run', { key: seeds.key, body: { input: { text: 'a\\u0000b' } } });
   assert.equal(ok.status, 202, ok.text);
 });
+
+test('workflow-run routes validate by the service\'s rules too (a query cannot carry Infinity; bodies are not coerced)', async () => {
+  for (const url of ['/v1/runs?limit=1e309', '/v1/runs?limit=Infinity']) {
+    const b = expectErrorBody(await srv.request('GET', url, { key: seeds.key }), 400, 'VALIDATION_ERROR');
+    assert.equal(b.details[0].path, 'querystring.limit');
+  }
+  const b = expectErrorBody(await srv.request('POST', '/v1/runs', { key: seeds.key, body: { workflowId: 12345, values: {} } }), 400, 'VALIDATION_ERROR');
+  assert.equal(b.details[0].path, 'body.workflowId', 'a number is not silently turned into a string id');
+});

@@ -26,7 +26,7 @@ import { workflowRoutes } from './routes/workflows.js';
 import { workflowRunRoutes } from './routes/workflowRuns.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { WorkflowSchema } from './schemas/workflows.js';
-import { FileViewSchema, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema } from './schemas/runs.js';
+import { FileViewSchema, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema, WorkflowRun } from './schemas/runs.js';
 
 export interface AppOptions {
   /** The process logger; omitted, the app logs nothing (tests). */
@@ -75,7 +75,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   app.addSchema(ErrorResponse);
   await registerOpenApi(app);
   await app.register(healthRoutes, { services });
-  for (const schema of [SubModel, ModelEntry, ModelSchema, ModelPricing, SearchResponse, CatalogResponse, WebhookConfigSchema, FileViewSchema, NodeRunSchema, RunCreatedSchema, WorkflowSchema]) app.addSchema(schema);
+  for (const schema of [SubModel, ModelEntry, ModelSchema, ModelPricing, SearchResponse, CatalogResponse, WebhookConfigSchema, FileViewSchema, NodeRunSchema, RunCreatedSchema, WorkflowSchema, WorkflowRun]) app.addSchema(schema);
   await app.register(creditRoutes, { services });
   await app.register(modelRoutes, { services });
   await app.register(estimateRoutes, { services });
