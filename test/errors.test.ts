@@ -1,4 +1,5 @@
 import { after, before, describe, test } from 'node:test';
+import net from 'node:net';
 import assert from 'node:assert/strict';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
@@ -107,5 +108,32 @@ describe('health', () => {
   test('/healthz and /readyz answer without a key', async () => {
     assert.deepEqual((await srv.request('GET', '/healthz')).body, { status: 'ok' });
     assert.deepEqual((await srv.request('GET', '/readyz')).body, { status: 'ok' });
+  });
+});
+
+describe('requests the HTTP parser rejects', () => {
+  // Raw bytes over a socket: no HTTP client would send these, so the answer comes from Node's parser.
+  async function raw(bytes: string): Promise<TestResponse> {
+    const { port } = new URL(srv.url);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    socket.write(bytes);
+    const chunks: Buffer[] = [];
+    for await (const c of socket) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString('latin1');
+    const [head, body = ''] = text.split('\r\n\r\n');
+    const [statusLine, ...lines] = head!.split('\r\n');
+    const headers = new Headers(lines.map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()] as [string, string]));
+    let parsed;
+    try { parsed = JSON.parse(body); } catch { parsed = undefined; }
+    return { status: Number(statusLine!.split(' ')[1]), headers, body: parsed, text: body };
+  }
+
+  test('headers over the size limit are 431 with the error body', async () => {
+    const b = expectErrorBody(await raw(`GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`), 431, 'PAYLOAD_TOO_LARGE');
+    assert.match(b.traceId, /^req_/);
+  });
+
+  test('a garbled request line is 400 with the error body', async () => {
+    expectErrorBody(await raw('{}GET / HTTP/1.1\r\nHost: x\r\n\r\n'), 400, 'VALIDATION_ERROR');
   });
 });

@@ -99,6 +99,8 @@ describe('refusals cost nothing', () => {
     assert.equal(b.availableBalance, 1);
     assert.equal(b.reservedMicrocredits, 0);
     assert.equal((await srv.request('GET', '/v1/nodes/runs', { key: u.key })).body.items.length, 0);
+    const reserves = (await srv.services.db.query(`SELECT count(*)::int AS n FROM ledger_entries WHERE account_id = $1 AND kind = 'reserve'`, [u.accountId])).rows[0].n;
+    assert.equal(reserves, 0, 'a refused reservation writes no ledger row');
   });
 
   test('bad requests are 4xx naming the problem', async () => {

@@ -49,14 +49,13 @@ export async function grant(
 export async function reserve(tx: Queryable, accountId: string, amount: bigint, runId: string): Promise<Balance> {
   if (amount === 0n) return balanceOf(tx, accountId);
   positive('amount', amount);
-  const r = await tx.query(q.APPLY_RESERVE, [accountId, amount]);
+  const r = await tx.query(q.RESERVE_AND_RECORD, [accountId, amount, runId]);
   if (!r.rows[0]) {
     const b = await balanceOf(tx, accountId);
     throw new AppError('INSUFFICIENT_CREDITS', `this run costs ${amount} microcredits but only ${b.available} are available`, {
       extra: { requiredMicrocredits: Number(amount), availableMicrocredits: Number(b.available) },
     });
   }
-  await tx.query(q.INSERT_ENTRY, [accountId, 'reserve', 0n, amount, runId, null]);
   return toBalance(r.rows[0]);
 }
 

@@ -2,6 +2,17 @@ export const BALANCE = `SELECT posted, reserved FROM account_balances WHERE acco
 export const INSERT_ENTRY = `INSERT INTO ledger_entries (account_id, kind, posted_delta, reserved_delta, run_id, note)
   VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, created_at`;
 export const APPLY_GRANT = `UPDATE account_balances SET posted = posted + $2 WHERE account_id = $1 RETURNING posted, reserved`;
+/**
+ * Reserves only while the available balance covers it, and writes its ledger row in the same statement
+ * (one round trip on the run-creation path); zero rows means "not enough credits" and then no row is written.
+ * $1 account, $2 amount, $3 run.
+ */
+export const RESERVE_AND_RECORD = `WITH b AS (
+    UPDATE account_balances SET reserved = reserved + $2 WHERE account_id = $1 AND posted - reserved >= $2 RETURNING posted, reserved
+  ), e AS (
+    INSERT INTO ledger_entries (account_id, kind, posted_delta, reserved_delta, run_id, note) SELECT $1, 'reserve', 0, $2, $3, NULL FROM b RETURNING id
+  )
+  SELECT b.posted, b.reserved FROM b`;
 /** Reserves only while the available balance covers it; zero rows means "not enough credits". */
 export const APPLY_RESERVE = `UPDATE account_balances SET reserved = reserved + $2
   WHERE account_id = $1 AND posted - reserved >= $2 RETURNING posted, reserved`;

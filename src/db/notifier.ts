@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Queryable } from './pool.js';
+import { deferNotify, type Queryable } from './pool.js';
 
 type Handler = (payload: string) => void;
 
@@ -81,7 +81,7 @@ export class Notifier {
   }
 }
 
-/** Channels. A NOTIFY inside a transaction is delivered at commit, so listeners never see uncommitted state. */
+/** Channels. A NOTIFY asked for inside a transaction goes out after its commit, so listeners never see uncommitted state. */
 export const CHANNELS = {
   jobs: 'atelier_jobs',
   runEnded: 'atelier_run_ended',
@@ -90,6 +90,8 @@ export const CHANNELS = {
   deliveries: 'atelier_deliveries',
 } as const;
 
+/** Inside Db.tx: sent once the transaction has committed (see Db.tx for why). Elsewhere: sent now. */
 export async function notify(tx: Queryable, channel: string, payload = ''): Promise<void> {
+  if (deferNotify(tx, channel, payload)) return;
   await tx.query('SELECT pg_notify($1, $2)', [channel, payload]);
 }

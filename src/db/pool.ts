@@ -9,6 +9,20 @@ export interface Queryable {
   query(text: string, values?: unknown[]): Promise<pg.QueryResult<any>>;
 }
 
+// NOTIFYs asked for inside a transaction of Db.tx, sent once it has committed (see Db.tx).
+const deferredNotifies = new WeakMap<object, Array<[string, string]>>();
+
+/**
+ * Queues a NOTIFY to go out after `q`'s transaction commits, if `q` is a transaction of Db.tx; returns
+ * false otherwise (the caller then sends it at once).
+ */
+export function deferNotify(q: Queryable, channel: string, payload: string): boolean {
+  const list = deferredNotifies.get(q);
+  if (!list) return false;
+  if (!list.some(([c, p]) => c === channel && p === payload)) list.push([channel, payload]);
+  return true;
+}
+
 /** A pool plus the one transaction helper every service uses. */
 export class Db {
   readonly pool: pg.Pool;
@@ -33,15 +47,29 @@ export class Db {
     return this.pool.query<R>(text, values as any[]);
   }
 
-  /** Runs fn inside BEGIN/COMMIT; rolls back on any throw and rethrows. */
+  /**
+   * Runs fn inside BEGIN/COMMIT; rolls back on any throw and rethrows.
+   *
+   * NOTIFYs asked for inside (db/notifier.ts notify) are sent after COMMIT (sendSoon), rather than inside
+   * the transaction: PostgreSQL serialises the commits of all transactions that
+   * NOTIFY, across the whole server, including their WAL flush, which capped run creation and settling at a
+   * few hundred a second. A transaction that only notifies writes no WAL, so its turn is short. Listeners
+   * still hear only of committed work; a process dying between the two statements loses the wake-up, which
+   * every listener already covers by polling (pg-boss, the deliverer's timer, waitForEnd's backstop).
+   */
   async tx<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    const notifies: Array<[string, string]> = [];
+    deferredNotifies.set(client, notifies);
     try {
       await client.query('BEGIN');
       const result = await fn(client);
       await client.query('COMMIT');
+      deferredNotifies.delete(client);
+      if (notifies.length) this.sendSoon(notifies);
       return result;
     } catch (err) {
+      deferredNotifies.delete(client);
       await client.query('ROLLBACK').catch(() => {});
       throw err;
     } finally {
@@ -49,7 +77,30 @@ export class Db {
     }
   }
 
+  private outgoing: Array<[string, string]> = [];
+  private sending: Promise<void> | undefined;
+
+  /**
+   * Sends committed transactions' NOTIFYs in one statement per event-loop turn, whatever number of
+   * transactions committed meanwhile (identical ones once), off every request's own path.
+   */
+  private sendSoon(notifies: Array<[string, string]>): void {
+    for (const n of notifies) if (!this.outgoing.some(([c, p]) => c === n[0] && p === n[1])) this.outgoing.push(n);
+    if (this.sending) return;
+    this.sending = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      while (this.outgoing.length) {
+        const batch = this.outgoing;
+        this.outgoing = [];
+        await this.pool.query('SELECT pg_notify(c, p) FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(c, p, i) ORDER BY i',
+          [batch.map((n) => n[0]), batch.map((n) => n[1])]).catch(() => {});
+      }
+    }).finally(() => {
+      this.sending = undefined;
+    });
+  }
+
   async close(): Promise<void> {
+    await this.sending;
     await this.pool.end();
   }
 }

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { newTraceId } from '../ids.js';
 import type { Services } from '../services.js';
-import { registerErrorHandling } from './plugins/errors.js';
+import { clientErrorHandler, registerErrorHandling } from './plugins/errors.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerValidation } from './plugins/validation.js';
 import { registerJsonBody } from './plugins/jsonBody.js';
@@ -29,7 +29,7 @@ import { WorkflowSchema } from './schemas/workflows.js';
 import type { Metrics } from '../ops/metrics.js';
 import { registerMetrics } from '../ops/metricsHttp.js';
 import { browserErrorPage, webApp } from '../web/plugin.js';
-import { FileViewSchema, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema } from './schemas/runs.js';
+import { FileViewSchema, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema, WorkflowRun } from './schemas/runs.js';
 
 export interface AppOptions {
   /** The process logger; omitted, the app logs nothing (tests). */
@@ -46,9 +46,12 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
     genReqId: () => newTraceId(),
     requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: 'traceId' }),
+    // Fastify logs two lines per request (received, completed); one line at the end carries the same facts
+    // (see the onResponse hook below) at half the cost on the hottest path.
+    logController: new LogController({ requestIdLogLabel: 'traceId', disableRequestLogging: true }),
     bodyLimit: services.config.bodyLimitBytes,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    clientErrorHandler,
     // Malformed URLs (bad percent-encoding) get the same error body as everything else.
     frameworkErrors: (err, req, reply) => {
       reply.header('X-Request-Id', req.id);
@@ -59,6 +62,11 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
   });
+  if (opts.logger) {
+    app.addHook('onResponse', async (req, reply) => {
+      req.log.info({ method: req.method, url: req.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    });
+  }
   if (opts.onRoute) {
     app.addHook('onRoute', (route) => {
       for (const method of [route.method].flat()) opts.onRoute!({ method, url: route.url });
@@ -73,7 +81,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   app.addSchema(ErrorResponse);
   await registerOpenApi(app);
   await app.register(healthRoutes, { services });
-  for (const schema of [SubModel, ModelEntry, ModelSchema, ModelPricing, SearchResponse, CatalogResponse, WebhookConfigSchema, FileViewSchema, NodeRunSchema, RunCreatedSchema, WorkflowSchema]) app.addSchema(schema);
+  for (const schema of [SubModel, ModelEntry, ModelSchema, ModelPricing, SearchResponse, CatalogResponse, WebhookConfigSchema, FileViewSchema, NodeRunSchema, RunCreatedSchema, WorkflowSchema, WorkflowRun]) app.addSchema(schema);
   await app.register(creditRoutes, { services });
   await app.register(modelRoutes, { services });
   await app.register(estimateRoutes, { services });

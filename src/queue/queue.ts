@@ -21,7 +21,10 @@ export class JobQueue {
   private readonly workerIds: string[] = [];
   private unsubscribe: (() => void) | undefined;
 
-  constructor(databaseUrl: string, private readonly notifier: Notifier, opts: { supervise: boolean }) {
+  private readonly pollingIntervalSeconds: number;
+
+  constructor(databaseUrl: string, private readonly notifier: Notifier, opts: { supervise: boolean; pollingIntervalSeconds?: number }) {
+    this.pollingIntervalSeconds = opts.pollingIntervalSeconds ?? 2;
     this.boss = new PgBoss({
       connectionString: databaseUrl,
       application_name: `atelier:${process.pid}:queue`,
@@ -39,8 +42,9 @@ export class JobQueue {
     await this.boss.createQueue(RUN_QUEUE).catch(() => {});
   }
 
-  async enqueueRun(tx: Queryable, job: RunJob, expireInSeconds: number): Promise<void> {
-    if (!job.nodeId) await tx.query(`UPDATE runs SET enqueued_at = now() WHERE id = $1`, [job.runId]);
+  /** `stamped`: the caller already set the run's enqueued_at in this transaction (a fresh insert), saving a round trip. */
+  async enqueueRun(tx: Queryable, job: RunJob, expireInSeconds: number, opts: { stamped?: boolean } = {}): Promise<void> {
+    if (!job.nodeId && !opts.stamped) await tx.query(`UPDATE runs SET enqueued_at = now() WHERE id = $1`, [job.runId]);
     await this.boss.send(RUN_QUEUE, job, {
       db: { executeSql: (text, values) => tx.query(text, values) },
       expireInSeconds: Math.max(30, expireInSeconds),
@@ -54,8 +58,16 @@ export class JobQueue {
     // A handler error must not fail the job silently into pg-boss's archive: the run state lives in
     // PostgreSQL and the sweeper re-queues anything left behind, so errors are logged by the handler.
     for (let i = 0; i < concurrency; i++) {
-      const id = await this.boss.work<RunJob>(RUN_QUEUE, { batchSize: 1, pollingIntervalSeconds: 2 }, async ([job]) => {
-        if (job) await handler(job.data);
+      let id = '';
+      id = await this.boss.work<RunJob>(RUN_QUEUE, { batchSize: 1, pollingIntervalSeconds: this.pollingIntervalSeconds }, async ([job]) => {
+        if (!job) return;
+        // pg-boss sleeps a whole polling interval after every job unless notified meanwhile; a loop that just
+        // found a job asks again at once instead, so a backlog drains at engine speed rather than one job per interval.
+        try {
+          await handler(job.data);
+        } finally {
+          if (id) this.boss.notifyWorker(id);
+        }
       });
       this.workerIds.push(id);
     }

@@ -75,8 +75,11 @@ export class NodeRunService {
       const run = (await tx.query(q.INSERT_RUN, [
         runId, c.accountId, 'node', model.nodeType, resolved.subModelId ?? mode.subModelId, null, input, cost, webhook, c.cancelAfterSeconds ?? null, timeout,
       ])).rows[0];
+      await this.queue.enqueueRun(tx, { runId, kind: 'node' }, timeout + 60, { stamped: true });
+      // The reservation comes last: it locks the account's balance row, which every other create of this
+      // account waits for, so it is held only from here to COMMIT. Still all or nothing: a refused
+      // reservation rolls back the run and its job.
       await reserve(tx, c.accountId, cost, runId);
-      await this.queue.enqueueRun(tx, { runId, kind: 'node' }, timeout + 60);
       return { run, replayed: false };
     });
   }

@@ -200,7 +200,7 @@ export class WorkflowExecutor {
     if (!claimed) return;
     const key = `${runId}:${nodeId}`;
     if (claimed.attempts > MAX_NODE_ATTEMPTS) {
-      await this.settleNode(claimed, 'FAILED', { error: `the node stopped its worker ${claimed.attempts - 1} times and was given up` });
+      if (await this.settleNode(claimed, 'FAILED', { error: `the node stopped its worker ${claimed.attempts - 1} times and was given up` })) await this.advanceAfterNode(runId);
       return;
     }
     const node: GraphNode = (claimed.graph as Graph).nodes.find((n) => n.id === nodeId)!;
@@ -217,38 +217,44 @@ export class WorkflowExecutor {
     const timer = setTimeout(() => ctl.abort(new Error(byCancelAfter ? 'canceled' : 'timeout')), Math.max(0, deadline - Date.now()));
     const tmpDir = path.join(this.opts.tmpRoot, `${runId}-${nodeId}-${claimed.attempts}`);
     fs.mkdirSync(tmpDir, { recursive: true });
+    let settled = false;
     try {
-      let outputs: Awaited<ReturnType<EngineRunner['run']>>;
+      // Set only when the engine succeeded (and was not aborted meanwhile); then its outputs are stored.
+      let outputs: Awaited<ReturnType<EngineRunner['run']>> | undefined;
       try {
         const input = mapFileRefs(claimed.input, (id) => this.ownUrl(id)) as Record<string, unknown>;
         const validated = this.catalog.validateInput(mode, input, { path: 'input' });
-        outputs = await this.runner.run({
+        const produced = await this.runner.run({
           accountId: claimed.account_id, nodeType: node.type, subModelId: claimed.sub_model_id, input: validated, signal: ctl.signal, deadline, tmpDir,
           logContext: { runId, nodeId },
           onProgress: (f, message) => void this.db.query(`UPDATE node_runs SET logs = logs || $3::jsonb WHERE run_id = $1 AND node_id = $2 AND jsonb_array_length(logs) < 200`,
             [runId, nodeId, JSON.stringify([{ at: new Date().toISOString(), progress: f, message: message ?? null }])]).catch(() => {}),
         });
         if (ctl.signal.aborted) throw ctl.signal.reason;
+        outputs = produced;
       } catch (err) {
         const reason = ctl.signal.aborted ? (ctl.signal.reason as Error)?.message : undefined;
         if (reason === 'canceled' || reason === 'lease lost') return;
         if (reason === 'worker shutting down') return await this.handBack(runId, nodeId);
         const message = reason === 'timeout' ? `timed out after ${mode.timeoutSeconds ?? 600} s` : err instanceof Error ? err.message : String(err);
         if (!(err instanceof EngineInputError)) this.log.warn({ runId, nodeId, err }, 'workflow node failed');
-        await retryOnConnectionLoss(() => this.settleNode(claimed, 'FAILED', { error: message.slice(0, 2000) }));
-        return;
+        settled = await retryOnConnectionLoss(() => this.settleNode(claimed, 'FAILED', { error: message.slice(0, 2000) }));
       }
       // A lost connection while storing must not fail a node whose engine succeeded; the settle is guarded.
-      try {
-        this.observe(await retryOnConnectionLoss(() => this.db.tx(async (tx) => {
-          const stored = await this.runner.store(tx, claimed.account_id, runId, outputs);
-          return this.settleNodeIn(tx, claimed, 'COMPLETED', { output: stored });
-        })));
-      } catch (err) {
-        if (isConnectionError(err)) throw err;
-        // The outputs could not be stored: the node fails with the reason.
-        this.log.warn({ runId, nodeId, err }, 'storing the node outputs failed');
-        await retryOnConnectionLoss(() => this.settleNode(claimed, 'FAILED', { error: (err instanceof Error ? err.message : String(err)).slice(0, 2000) }));
+      if (outputs !== undefined) {
+        try {
+          const row = await retryOnConnectionLoss(() => this.db.tx(async (tx) => {
+            const stored = await this.runner.store(tx, claimed.account_id, runId, outputs!);
+            return this.settleNodeIn(tx, claimed, 'COMPLETED', { output: stored });
+          }));
+          this.observe(row);
+          settled = row !== undefined;
+        } catch (err) {
+          if (isConnectionError(err)) throw err;
+          // The outputs could not be stored: the node fails with the reason.
+          this.log.warn({ runId, nodeId, err }, 'storing the node outputs failed');
+          settled = await retryOnConnectionLoss(() => this.settleNode(claimed, 'FAILED', { error: (err instanceof Error ? err.message : String(err)).slice(0, 2000) }));
+        }
       }
     } finally {
       clearInterval(heartbeat);
@@ -256,6 +262,7 @@ export class WorkflowExecutor {
       this.active.delete(key);
       fs.rm(tmpDir, { recursive: true, force: true }, () => {});
     }
+    if (settled) await this.advanceAfterNode(runId);
   }
 
   /** Gives a node this worker holds back to the queue on shutdown (not a crash: the attempt does not count). */
@@ -276,8 +283,21 @@ export class WorkflowExecutor {
     }
   }
 
-  private async settleNode(claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string }): Promise<void> {
-    this.observe(await this.db.tx((tx) => this.settleNodeIn(tx, claimed, status, x)));
+  /**
+   * The worker that settled a node advances its run itself, at once, instead of queueing an advance job
+   * for whichever worker polls next: in a chain every node waited for that extra queue hop. If this process
+   * dies between the settle's commit and here, the sweeper finds the run with nothing queued or running
+   * and queues the advance (runs/queries.ts STALLED_WORKFLOWS); advancing twice is harmless.
+   */
+  private async advanceAfterNode(runId: string): Promise<void> {
+    await this.advance(runId).catch((err) => this.log.warn({ runId, err }, 'advancing after a node failed; the sweeper will retry'));
+  }
+
+  /** True if this call ended the node. */
+  private async settleNode(claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string }): Promise<boolean> {
+    const row = await this.db.tx((tx) => this.settleNodeIn(tx, claimed, status, x));
+    this.observe(row);
+    return row !== undefined;
   }
 
   /** Called after the settle committed, so a rolled-back (retried or refused) settle does not count. */
@@ -285,7 +305,7 @@ export class WorkflowExecutor {
     if (settled) this.opts.metrics?.observeRun('workflow_node', settled.node_type, settled.status, settled.started_at, settled.finished_at);
   }
 
-  /** Ends a node this worker ran, exactly once (guarded by state and lease), and queues the run's next advance. Returns the settled row, if it was ours. */
+  /** Ends a node this worker ran, exactly once (guarded by state and lease). Returns the settled row, if it was ours; the caller then advances the run. */
   private async settleNodeIn(tx: PoolClient, claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string }): Promise<any | undefined> {
     // Locks in the same order as advance and cancel (the run, then its nodes), so they cannot deadlock.
     const run = (await tx.query(`SELECT * FROM runs WHERE id = $1 FOR UPDATE`, [claimed.run_id])).rows[0];
@@ -310,7 +330,8 @@ export class WorkflowExecutor {
       await release(tx, run.account_id, held, run.id, `node ${claimed.node_id} failed`);
       await this.event(tx, run, 'node.failed', { nodeId: claimed.node_id, nodeType: claimed.node_type, status: 'FAILED' }, x.error);
     }
-    await this.queue.enqueueRun(tx, { runId: run.id, kind: 'workflow' }, 120);
+    // The caller advances the run after commit (advanceAfterNode); the stamp tells the sweeper it is in hand.
+    await tx.query(`UPDATE runs SET enqueued_at = now() WHERE id = $1`, [run.id]);
     return r.rows[0];
   }
 }

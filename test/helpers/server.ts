@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type { FastifyInstance } from 'fastify';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -13,6 +14,8 @@ export interface TestServer {
   services: Services;
   /** The separate metrics listener's URL (ATELIER_METRICS_PORT), if one was started. */
   metricsUrl: string | undefined;
+  /** The Fastify app, for app.inject (no socket). */
+  app: FastifyInstance;
   /** fetch against the server with JSON helpers. */
   request(method: string, path: string, opts?: { key?: string; body?: unknown; headers?: Record<string, string>; raw?: string }): Promise<TestResponse>;
   /** Every route the HTTP app registered (method and URL pattern). */
@@ -69,6 +72,7 @@ export async function startTestServer(env: Record<string, string> = {}, opts: { 
     dataDir,
     services: server.services,
     metricsUrl: server.metricsUrl,
+    app: server.app!,
     request,
     async user(opts = {}) {
       const s = server.services;

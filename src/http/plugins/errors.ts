@@ -1,7 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { AppError, type ErrorDetail } from '../../errors.js';
-import { sendError } from '../errorBody.js';
+import type { Socket } from 'node:net';
+import { errorBody, sendError } from '../errorBody.js';
+import { newTraceId } from '../../ids.js';
 import { isConnectionError } from '../../db/pool.js';
 
 interface AjvLikeError {
@@ -103,4 +105,23 @@ export function registerErrorHandling(app: FastifyInstance, opts: {
     }
     return send(req, reply, new AppError('NOT_FOUND', `No route ${req.method} ${path}`));
   });
+}
+
+/**
+ * Requests Node's HTTP parser rejects before Fastify sees them (headers over the size limit, malformed
+ * request lines, a client too slow to send its request) still get the spec's error body and a trace id,
+ * instead of Fastify's own `{error, message, statusCode}`. The connection is closed after, as Node does.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, code, message] =
+    err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', 'PAYLOAD_TOO_LARGE', 'Request headers are larger than the server accepts']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', 'VALIDATION_ERROR', 'The request was not received in time']
+        : [400, 'Bad Request', 'VALIDATION_ERROR', 'Malformed HTTP request'];
+  const traceId = newTraceId();
+  const body = JSON.stringify(errorBody(traceId, code, message));
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${traceId}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
 }

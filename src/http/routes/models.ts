@@ -13,9 +13,15 @@ export async function modelRoutes(app: FastifyInstance, { services }: { services
   const { catalog } = services;
   const tags = ['models'];
 
+  // The list cannot change while the process runs (availability is checked once at start), so it is
+  // serialised once, by the route's own response serialiser, and every later request sends those bytes.
+  let modelList: string | undefined;
   app.get('/v1/models', {
     schema: { tags, summary: 'List all models', response: withErrors({ 200: Type.Array(Type.Ref(ModelEntry)) }) },
-  }, async () => catalog.models.map((m) => modelEntry(catalog, m)));
+  }, async (_req, reply) => {
+    modelList ??= reply.serialize(catalog.models.map((m) => modelEntry(catalog, m))) as string;
+    return reply.type('application/json; charset=utf-8').send(modelList);
+  });
 
   app.get('/v1/models/search', {
     schema: {

@@ -5,11 +5,10 @@ import { parseCancelAfter, parsePreferWait } from '../../runs/cancelAfter.js';
 import { workflowRunView } from '../../workflows/runView.js';
 import { principalOf } from '../plugins/auth.js';
 import { withErrors } from '../schemas/common.js';
-import { RunCreatedSchema, WebhookConfigSchema } from '../schemas/runs.js';
+import { RunCreatedSchema, WebhookConfigSchema, WorkflowRun } from '../schemas/runs.js';
 import { streamRunEvents } from './runEvents.js';
 
 const RunId = Type.Object({ runId: Type.String({ maxLength: 100 }) });
-const WorkflowRun = Type.Object({}, { additionalProperties: true, $id: 'WorkflowRun', description: '{ id, status, workflowId, triggerRunId, createdAt, startedAt, finishedAt, error, context, outputs, estimatedCredits, actualCredits, nodeRuns[] }' });
 const header = (req: FastifyRequest, name: string): string | undefined => {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
@@ -17,7 +16,6 @@ const header = (req: FastifyRequest, name: string): string | undefined => {
 
 /** Workflow runs (spec 4.3), the node cache (DELETE …/cache) and system workflows. */
 export async function workflowRunRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
-  app.addSchema(WorkflowRun);
   const tags = ['runs'];
   const runs = services.workflowRuns;
   const acct = (req: FastifyRequest) => principalOf(req).accountId;

@@ -45,3 +45,10 @@ export const RunCreatedSchema = Type.Object({
   status: Type.String(),
   estimatedCredits: Type.Integer(),
 }, { $id: 'RunCreated', additionalProperties: true });
+
+/**
+ * A workflow run's view. Registered with the app's shared schemas (http/app.ts), not inside its routes'
+ * plugin: a plugin that adds a schema gets a validator compiler of its own, Fastify's default, and its
+ * routes silently lost the service's validation rules (strict bodies, no Infinity through a query).
+ */
+export const WorkflowRun = Type.Object({}, { additionalProperties: true, $id: 'WorkflowRun', description: '{ id, status, workflowId, triggerRunId, createdAt, startedAt, finishedAt, error, context, outputs, estimatedCredits, actualCredits, nodeRuns[] }' });

@@ -1,0 +1,67 @@
+// `npm run bench`: starts Atelier's own processes on a fresh database (the local PostgreSQL when it
+// answers, else an embedded one) and measures each scenario of issue #10 against a baseline taken in the
+// same run. Results: bench/results/latest.{json,md} plus a dated copy of each.
+//   npm run bench                       scenarios a–e (a few minutes)
+//   npm run bench -- --only a,c         some scenarios
+//   npm run bench -- --soak [MINUTES]   also the soak (20 minutes by default; not part of CI)
+//   npm run bench -- --fuzz-cases N     fuzz case count (10,000 by default)
+//   npm run bench -- --name soak        write results/soak.{json,md} instead of latest.*
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { findPostgres } from './lib/database.js';
+import { machine, writeReport, type Report, type Row } from './lib/report.js';
+import { httpModels } from './scenarios/httpModels.js';
+import { runCreate } from './scenarios/runCreate.js';
+import { chainWorkflow } from './scenarios/chainWorkflow.js';
+import { webhooks } from './scenarios/webhooks.js';
+import { fuzz } from './scenarios/fuzz.js';
+import { soak } from './scenarios/soak.js';
+
+const args = process.argv.slice(2);
+const flag = (name: string) => args.indexOf(`--${name}`);
+const value = (name: string, fallback: number) => {
+  const i = flag(name);
+  const v = i >= 0 ? Number(args[i + 1]) : Number.NaN;
+  return Number.isFinite(v) ? v : fallback;
+};
+const only = flag('only') >= 0 ? new Set(String(args[flag('only') + 1]).split(',')) : undefined;
+const soakMinutes = flag('soak') >= 0 ? value('soak', 20) : 0;
+const wanted = (s: string) => (only ? only.has(s) : s !== 'f' || soakMinutes > 0);
+const seconds = value('seconds', 10);
+const fuzzCases = value('fuzz-cases', 10_000);
+const fuzzSeed = value('fuzz-seed', Date.now() % 2 ** 31);
+
+const pg = await findPostgres();
+const startedAt = new Date().toISOString();
+const report: Report = { startedAt, finishedAt: '', command: `npm run bench${args.length ? ` -- ${args.join(' ')}` : ''}`, machine: machine(pg.where), rows: [], notes: [] };
+const scenarios: Array<[string, string, () => Promise<Row[]>]> = [
+  ['a', 'authenticated GET /v1/models vs hello-world', () => httpModels(pg, { seconds, rounds: 2, connections: 50 })],
+  ['b', 'run creation rate and enqueue→RUNNING latency', () => runCreate(pg, { seconds, connections: 20, pacedPerSecond: 20 })],
+  ['c', '100-node chain workflow: overhead and cached re-run', () => chainWorkflow(pg)],
+  ['d', 'webhook deliveries/s and event→first-attempt latency', () => webhooks(pg, { backlog: 3000, pacedRuns: 100 })],
+  ['e', `fuzzing, ${fuzzCases} cases`, () => fuzz(pg, { cases: fuzzCases, seed: fuzzSeed })],
+  ['f', `soak, ${soakMinutes} minutes of mixed load`, () => soak(pg, { minutes: soakMinutes, concurrency: 8 })],
+];
+try {
+  for (const [id, title, run] of scenarios) {
+    if (!wanted(id)) continue;
+    console.log(`== ${id}. ${title}`);
+    const t0 = Date.now();
+    try {
+      const rows = await run();
+      report.rows.push(...rows);
+      for (const r of rows) console.log(`   ${r.metric}: ${r.figure.toFixed(2)} ${r.unit}${r.baseline !== undefined ? ` (baseline ${r.baseline.toFixed(2)}, ratio ${r.ratio})` : ''}${r.met === undefined ? '' : r.met ? ' — goal met' : ' — goal NOT met'}`);
+    } catch (err) {
+      console.error(`   scenario ${id} failed:`, err);
+      report.notes.push(`scenario ${id} (${title}) failed: ${(err as Error).message.split('\n')[0]}`);
+    }
+    console.log(`   (${Math.round((Date.now() - t0) / 1000)} s)`);
+  }
+} finally {
+  await pg.stop();
+}
+report.finishedAt = new Date().toISOString();
+const name = flag('name') >= 0 ? String(args[flag('name') + 1]).replace(/[^\w-]/g, '') : 'latest';
+const files = writeReport(path.join(path.dirname(fileURLToPath(import.meta.url)), 'results'), report, name);
+console.log(`wrote ${files.join(', ')}`);
+process.exit(report.notes.some((n) => / failed: /.test(n)) ? 1 : 0);

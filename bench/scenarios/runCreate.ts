@@ -1,0 +1,97 @@
+import pg from 'pg';
+import type { BenchPostgres } from '../lib/database.js';
+import { hammer } from '../lib/load.js';
+import { row, type Row } from '../lib/report.js';
+import { startService } from '../lib/service.js';
+import { percentile, sleep } from '../lib/stats.js';
+
+/** The same number of connections inserting one row each, autocommitted: the database's own floor for "write one thing". */
+async function bareInsertRate(url: string, connections: number, seconds: number): Promise<number> {
+  const pool = new pg.Pool({ connectionString: url, max: connections });
+  await pool.query(`CREATE TABLE IF NOT EXISTS bench_inserts (id bigserial PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`);
+  let n = 0;
+  const until = Date.now() + seconds * 1000;
+  await Promise.all(Array.from({ length: connections }, async () => {
+    while (Date.now() < until) {
+      await pool.query(`INSERT INTO bench_inserts (body) VALUES ($1)`, [{ text: 'hello world' }]);
+      n++;
+    }
+  }));
+  await pool.end();
+  return n / seconds;
+}
+
+/** Round trip of a NOTIFY to a LISTENing connection: the wake-up a queued run's worker gets. */
+async function notifyLatency(url: string, samples: number): Promise<number[]> {
+  const listener = new pg.Client({ connectionString: url });
+  const sender = new pg.Client({ connectionString: url });
+  await listener.connect();
+  await sender.connect();
+  await listener.query('LISTEN bench_ping');
+  const out: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const got = new Promise<void>((resolve) => listener.once('notification', () => resolve()));
+    const t0 = performance.now();
+    await sender.query(`SELECT pg_notify('bench_ping', $1)`, [String(i)]);
+    await got;
+    out.push(performance.now() - t0);
+  }
+  await listener.end();
+  await sender.end();
+  return out;
+}
+
+/**
+ * (b) Run creation: the rate of POST /v1/nodes/word_count/run (price, reserve, insert, enqueue in one
+ * transaction) on an API-only process, against bare single-row INSERTs over as many connections; then
+ * enqueue→RUNNING latency of paced runs on a process with workers, against a bare NOTIFY round trip.
+ */
+export async function runCreate(pgInfo: BenchPostgres, opts: { seconds: number; connections: number; pacedPerSecond: number }): Promise<Row[]> {
+  const rows: Row[] = [];
+  {
+    const svc = await startService(pgInfo, ['api']);
+    try {
+      const keys = (await svc.keys(10)).map((k) => k.key);
+      const body = JSON.stringify({ input: { text: 'hello world' } });
+      const url = `${svc.url}/v1/nodes/word_count/run`;
+      await hammer({ url, method: 'POST', body, connections: opts.connections, seconds: 2, keys });
+      const creates = await hammer({ url, method: 'POST', body, connections: opts.connections, seconds: opts.seconds, keys });
+      const inserts = await bareInsertRate(svc.databaseUrl, opts.connections, opts.seconds);
+      rows.push(row({ scenario: 'b. run creation', metric: `creates/s (${opts.connections} connections, API process only)`, figure: creates.rps, unit: 'runs/s', baseline: inserts, baselineLabel: 'bare INSERTs/s, same connections', goal: '≥ 1,000/s on 2 cores', met: creates.rps >= 1000, note: creates.non2xx || creates.errors ? `${creates.non2xx} non-2xx, ${creates.errors} errors` : undefined }));
+      rows.push(row({ scenario: 'b. run creation', metric: 'create latency p50', figure: creates.p50, unit: 'ms' }));
+    } finally {
+      await svc.stop();
+    }
+  }
+  {
+    const svc = await startService(pgInfo, ['all']);
+    try {
+      const key = (await svc.keys(1))[0]!.key;
+      const ids: string[] = [];
+      const total = opts.pacedPerSecond * opts.seconds;
+      const t0 = Date.now();
+      const pending: Array<Promise<void>> = [];
+      for (let i = 0; i < total; i++) {
+        const due = t0 + (i * 1000) / opts.pacedPerSecond;
+        if (due > Date.now()) await sleep(due - Date.now());
+        pending.push(fetch(`${svc.url}/v1/nodes/word_count/run`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ input: { text: `run ${i}` } }) })
+          .then(async (r) => { ids.push(((await r.json()) as any).runId); }));
+      }
+      await Promise.all(pending);
+      const deadline = Date.now() + 120_000;
+      let lat: number[] = [];
+      while (Date.now() < deadline) {
+        const r = await svc.services.db.query(`SELECT extract(epoch FROM (started_at - enqueued_at)) * 1000 AS ms FROM runs WHERE id = ANY($1) AND started_at IS NOT NULL`, [ids]);
+        lat = r.rows.map((x) => Number(x.ms));
+        if (lat.length === ids.length) break;
+        await sleep(200);
+      }
+      const base = await notifyLatency(svc.databaseUrl, 200);
+      rows.push(row({ scenario: 'b. run creation', metric: `enqueue→RUNNING p50 (${opts.pacedPerSecond} runs/s paced)`, figure: percentile(lat, 50), unit: 'ms', baseline: percentile(base, 50), baselineLabel: 'NOTIFY→LISTEN round trip p50 ms', goal: '≤ 10 ms', met: percentile(lat, 50) <= 10, note: lat.length < ids.length ? `${ids.length - lat.length} runs never started` : undefined }));
+      rows.push(row({ scenario: 'b. run creation', metric: 'enqueue→RUNNING p99', figure: percentile(lat, 99), unit: 'ms', baseline: percentile(base, 99), baselineLabel: 'NOTIFY→LISTEN round trip p99 ms' }));
+    } finally {
+      await svc.stop();
+    }
+  }
+  return rows;
+}
