@@ -64,7 +64,8 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   });
   if (opts.logger) {
     app.addHook('onResponse', async (req, reply) => {
-      req.log.info({ method: req.method, url: req.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+      // A signed file URL's signature is a bearer credential until it expires: it stays out of the log.
+      req.log.info({ method: req.method, url: req.url.replace(/([?&]sig=)[^&]*/, '$1…'), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
     });
   }
   if (opts.onRoute) {
