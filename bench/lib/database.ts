@@ -1,8 +1,8 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { createDatabase } from '../../test/helpers/db.js';
 import { startEmbedded } from '../../src/db/embedded.js';
 
 /** The PostgreSQL the bench runs on, found the way `npm test` finds one (scripts/test.mjs). */
@@ -51,23 +51,6 @@ export async function findPostgres(): Promise<BenchPostgres> {
     adminUrl: admin,
     where,
     stop,
-    async fresh() {
-      const name = `atelier_bench_${crypto.randomBytes(5).toString('hex')}`;
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      await c.query(`CREATE DATABASE ${name}`);
-      await c.end();
-      const u = new URL(admin);
-      u.pathname = `/${name}`;
-      return {
-        url: u.toString(),
-        async drop() {
-          const d = new pg.Client({ connectionString: admin });
-          await d.connect();
-          await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-          await d.end();
-        },
-      };
-    },
+    fresh: () => createDatabase(admin, 'atelier_bench_'),
   };
 }
