@@ -42,12 +42,26 @@ describe('retries', () => {
     assert.equal(calls.length, 3);
   });
 
-  test('GET retries 5xx and network errors with backoff', async () => {
-    const { fetch, calls } = scripted([{ status: 503 }, 'network', ok(balance)]);
+  test('GET retries a 503 with Retry-After and network errors', async () => {
+    const { fetch, calls } = scripted(['network', { status: 503, headers: { 'retry-after': '0' } }, ok(balance)]);
     const c = new Atelier({ apiKey: 'gx_k', baseUrl: 'http://api.test', fetch });
     assert.deepEqual(await c.credits.balance(), balance);
     assert.equal(calls.length, 3);
     assert.ok(calls[1]!.at - calls[0]!.at >= 120, 'first backoff is at least half of 250 ms');
+  });
+
+  test('a permanent failure is not retried: 503 MODEL_UNAVAILABLE without Retry-After, 500, 502, 504', async () => {
+    for (const status of [503, 500, 502, 504]) {
+      const { fetch, calls } = scripted([{ status, body: { error: 'x', message: 'x', code: status === 503 ? 'MODEL_UNAVAILABLE' : 'INTERNAL', traceId: 'req_t' } }]);
+      const c = new Atelier({ apiKey: 'gx_k', baseUrl: 'http://api.test', fetch });
+      await assert.rejects(c.credits.balance(), (e: unknown) => e instanceof AtelierError && e.status === status);
+      assert.equal(calls.length, 1, `${status} was sent once`);
+    }
+    // Even a create carrying an Idempotency-Key: the answer would be the same.
+    const { fetch, calls } = scripted([{ status: 503, body: { error: 'x', message: 'x', code: 'MODEL_UNAVAILABLE', traceId: 'req_t' } }]);
+    const c = new Atelier({ apiKey: 'gx_k', baseUrl: 'http://api.test', fetch });
+    await assert.rejects(c.runModel('sfxr_sound_effects', { input: {} }), (e: unknown) => e instanceof AtelierError && e.code === 'MODEL_UNAVAILABLE');
+    assert.equal(calls.length, 1);
   });
 
   test('a POST without Idempotency-Key is not retried on 5xx or a lost connection', async () => {
@@ -67,8 +81,8 @@ describe('retries', () => {
     assert.equal(calls.length, 2);
   });
 
-  test('runModel sends a generated Idempotency-Key and retries 5xx with the same key', async () => {
-    const { fetch, calls } = scripted([{ status: 500 }, 'network', { status: 202, body: created }]);
+  test('runModel sends a generated Idempotency-Key and retries a temporary 503 with the same key', async () => {
+    const { fetch, calls } = scripted([{ status: 503, headers: { 'retry-after': '0' } }, 'network', { status: 202, body: created }]);
     const c = new Atelier({ apiKey: 'gx_k', baseUrl: 'http://api.test', fetch });
     const h = await c.runModel('sfxr_sound_effects', { subModelId: 'sfxr-jump', input: { seed: 1 }, cancelAfter: '5m' });
     assert.equal(h.runId, 'run_1');
@@ -81,7 +95,7 @@ describe('retries', () => {
   });
 
   test('runWorkflow keeps a caller key', async () => {
-    const { fetch, calls } = scripted([{ status: 503 }, { status: 202, body: created }]);
+    const { fetch, calls } = scripted([{ status: 503, headers: { 'retry-after': '0' } }, { status: 202, body: created }]);
     const c = new Atelier({ apiKey: 'gx_k', baseUrl: 'http://api.test', fetch });
     await c.runWorkflow('sound-scene', { values: {}, idempotencyKey: 'mine' });
     assert.deepEqual(calls.map((x) => x.headers['idempotency-key']), ['mine', 'mine']);
@@ -124,7 +138,10 @@ describe('retries', () => {
     assert.equal(parseRetryAfter(null), undefined);
     assert.equal(parseRetryAfter(new Date(10_000).toUTCString(), 4_000), 6);
     assert.equal(isRetryable('POST', false, 500), false);
-    assert.equal(isRetryable('POST', true, 500), true);
+    assert.equal(isRetryable('POST', true, 500), false);
+    assert.equal(isRetryable('POST', true, 503), false);
+    assert.equal(isRetryable('POST', true, 503, 1), true);
+    assert.equal(isRetryable('GET', false, 503, 0), true);
     assert.equal(isRetryable('DELETE', false, 'network'), true);
     assert.equal(isRetryable('GET', false, 404), false);
     for (let a = 0; a < 8; a++) {

@@ -3,14 +3,16 @@
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 
 /**
- * Whether a failed attempt may be sent again. A 429 was refused before any work, so it is always safe.
- * A 5xx or a lost connection may have happened after the server acted, so only methods that are
- * idempotent by definition, or creates carrying an Idempotency-Key (the server replays the first
- * answer), are repeated.
+ * Whether a failed attempt may be sent again: only what can succeed on retry. A 429 was refused before any
+ * work, so it is always repeated. A 503 is repeated only when it carries Retry-After (the server says it is
+ * temporary, e.g. its database connection dropped); a 503 without it is permanent (MODEL_UNAVAILABLE: the
+ * provider is not configured) and so are 500, 502 and 504. A 503 or a lost connection may have happened
+ * after the server acted, so those are repeated only for methods that are idempotent by definition, or
+ * creates carrying an Idempotency-Key (the server replays the first answer).
  */
-export function isRetryable(method: string, hasIdempotencyKey: boolean, status: number | 'network'): boolean {
+export function isRetryable(method: string, hasIdempotencyKey: boolean, status: number | 'network', retryAfter?: number): boolean {
   if (status === 429) return true;
-  if (status !== 'network' && status < 500) return false;
+  if (status !== 'network' && !(status === 503 && retryAfter !== undefined)) return false;
   return IDEMPOTENT_METHODS.has(method) || hasIdempotencyKey;
 }
 

@@ -102,9 +102,9 @@ export class Transport {
       if (res.ok) return res;
 
       const retryAfter = parseRetryAfter(res.headers.get('retry-after'));
-      if (canRetry && isRetryable(method, hasKey, res.status)) {
+      if (canRetry && isRetryable(method, hasKey, res.status, retryAfter)) {
         await res.body?.cancel().catch(() => {});
-        await sleep(res.status === 429 && retryAfter !== undefined ? retryAfter * 1000 : backoffMs(attempt));
+        await sleep(retryAfter !== undefined ? retryAfter * 1000 : backoffMs(attempt));
         continue;
       }
       throw await toError(res, retryAfter);
