@@ -1,9 +1,25 @@
 import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
+
+/**
+ * Whether to write human lines instead of JSON: on a terminal, unless LOG_FORMAT=json asks for JSON;
+ * LOG_FORMAT=pretty forces human lines (e.g. `npm start | tee`). Log collectors read stdout that is not a
+ * terminal, so they keep getting one JSON object per line.
+ */
+export function wantsPrettyLogs(env: NodeJS.ProcessEnv = process.env, isTty = Boolean(process.stdout.isTTY)): boolean {
+  const format = (env.LOG_FORMAT ?? '').toLowerCase();
+  if (format === 'json') return false;
+  if (format === 'pretty') return true;
+  return isTty;
+}
 
 /** The process logger. Authorization headers are redacted wherever they might appear. */
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, opts: { pretty?: boolean; destination?: NodeJS.WritableStream } = {}): Logger {
+  const options = {
     level,
     redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.authorization', 'key'], censor: '[redacted]' },
-  });
+  };
+  if (!(opts.pretty ?? wantsPrettyLogs())) return opts.destination ? pino(options, opts.destination) : pino(options);
+  // Synchronous, in this thread: a start-up line is on the terminal before the next step begins.
+  return pino(options, pretty({ sync: true, destination: opts.destination ?? 1, colorize: !opts.destination && Boolean(process.stdout.isTTY), translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: true }));
 }

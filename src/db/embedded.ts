@@ -1,4 +1,4 @@
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -123,14 +123,23 @@ async function ensureDatabase(adminUrl: string): Promise<void> {
   }
 }
 
+/** The cluster's password: made once, atomically (written aside, then linked into place), so two processes starting together agree on it. */
 function readOrCreatePassword(dataDir: string): string {
   const file = path.join(dataDir, 'pg-password');
   try {
     return fs.readFileSync(file, 'utf8').trim();
   } catch {
     const pw = crypto.randomBytes(24).toString('base64url');
-    fs.writeFileSync(file, pw + '\n', { mode: 0o600 });
-    return pw;
+    const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}`;
+    fs.writeFileSync(tmp, pw + '\n', { mode: 0o600 });
+    try {
+      fs.linkSync(tmp, file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
+    return fs.readFileSync(file, 'utf8').trim();
   }
 }
 
@@ -139,45 +148,65 @@ export async function startEmbedded(dataDir: string, log: (msg: string) => void 
   const clusterDir = path.join(dataDir, 'pg');
   const password = readOrCreatePassword(dataDir);
   const urlFor = (port: number, db: string) => `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${db}`;
-
-  const existing = runningPort(clusterDir);
-  if (existing !== undefined) {
+  const adopt = async (existing: number): Promise<EmbeddedServer> => {
     await waitUntilAccepting(urlFor(existing, 'postgres'), 30_000);
     await ensureDatabase(urlFor(existing, 'postgres'));
     return { url: urlFor(existing, DB_NAME), owned: false, stop: async () => {} };
-  }
+  };
 
-  const bin = await binaries();
-  if (!fs.existsSync(path.join(clusterDir, 'PG_VERSION'))) {
-    log(`initialising embedded PostgreSQL in ${clusterDir}`);
-    // A half-made cluster from an interrupted initdb would make initdb refuse; start clean.
-    fs.rmSync(clusterDir, { recursive: true, force: true });
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, [INIT_SCRIPT, clusterDir], {
-        env: { ...process.env, ATELIER_PG_PASSWORD: password },
-        stdio: ['ignore', 'ignore', 'pipe'],
+  const existing = runningPort(clusterDir);
+  if (existing !== undefined) return adopt(existing);
+
+  // Initialising and starting happen once, under a lock file in DATA_DIR: a second process starting at the
+  // same moment (`npm start` and `atelier quickstart` together) waits, then adopts the server the first started.
+  const release = await acquireInitLock(dataDir, log);
+  let port: number;
+  let ids: { uid: number; gid: number } | undefined;
+  let bin: Awaited<ReturnType<typeof binaries>>;
+  try {
+    const started = runningPort(clusterDir);
+    if (started !== undefined) {
+      release();
+      return adopt(started);
+    }
+    bin = await binaries();
+    if (isRoot()) assertPostgresCanEnter(dataDir);
+    if (!fs.existsSync(path.join(clusterDir, 'PG_VERSION'))) {
+      log(`first start: initialising the embedded PostgreSQL database in ${clusterDir} (takes about 20 s, once)`);
+      // A half-made cluster from an interrupted initdb would make initdb refuse; start clean.
+      fs.rmSync(clusterDir, { recursive: true, force: true });
+      await new Promise<void>((resolve, reject) => {
+        const child = spawn(process.execPath, [INIT_SCRIPT, clusterDir], {
+          env: { ...process.env, ATELIER_PG_PASSWORD: password },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let err = '';
+        child.stderr.on('data', (d) => (err += d));
+        child.on('error', reject);
+        child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`initialising PostgreSQL failed: ${err.trim()}`))));
       });
-      let err = '';
-      child.stderr.on('data', (d) => (err += d));
-      child.on('error', reject);
-      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`initialising PostgreSQL failed: ${err.trim()}`))));
-    });
-  }
+      // As root the init script created the postgres user if it was missing; now it can be checked.
+      if (isRoot()) assertPostgresCanEnter(dataDir);
+      log('embedded PostgreSQL initialised');
+    }
 
-  const ids = postgresIds();
-  const port = await freePort();
-  const logFile = path.join(dataDir, 'postgres.log');
-  if (ids) {
-    // The postgres user must be able to write its log next to the cluster.
-    fs.closeSync(fs.openSync(logFile, 'a'));
-    fs.chownSync(logFile, ids.uid, ids.gid);
+    ids = postgresIds();
+    port = await freePort();
+    const logFile = path.join(dataDir, 'postgres.log');
+    if (ids) {
+      // The postgres user must be able to write its log next to the cluster.
+      fs.closeSync(fs.openSync(logFile, 'a'));
+      fs.chownSync(logFile, ids.uid, ids.gid);
+    }
+    await run(
+      bin.pg_ctl,
+      ['start', '-D', clusterDir, '-w', '-t', '60', '-l', logFile, '-o', `-p ${port} -h 127.0.0.1 -c max_connections=200 -c fsync=on`],
+      ids,
+    );
+    await waitUntilAccepting(urlFor(port, 'postgres'), 30_000);
+  } finally {
+    release();
   }
-  await run(
-    bin.pg_ctl,
-    ['start', '-D', clusterDir, '-w', '-t', '60', '-l', logFile, '-o', `-p ${port} -h 127.0.0.1 -c max_connections=200 -c fsync=on`],
-    ids,
-  );
-  await waitUntilAccepting(urlFor(port, 'postgres'), 30_000);
   await ensureDatabase(urlFor(port, 'postgres'));
 
   return {
@@ -205,4 +234,79 @@ export async function startEmbedded(dataDir: string, log: (msg: string) => void 
       await run(bin.pg_ctl, ['stop', '-D', clusterDir, '-m', 'fast', '-w', '-t', '30'], ids).catch(() => {});
     },
   };
+}
+
+const INIT_LOCK = '.embedded-init.lock';
+
+/**
+ * An exclusive lock file in DATA_DIR holding the owner's pid: created with O_EXCL, so exactly one process
+ * holds it. A lock whose process is gone (killed mid-initialisation) is taken over. Returns the release.
+ */
+export async function acquireInitLock(dataDir: string, log: (msg: string) => void = () => {}, timeoutMs = 180_000): Promise<() => void> {
+  const file = path.join(dataDir, INIT_LOCK);
+  const deadline = Date.now() + timeoutMs;
+  let told = false;
+  for (;;) {
+    try {
+      const fd = fs.openSync(file, 'wx', 0o600);
+      fs.writeSync(fd, String(process.pid));
+      fs.closeSync(fd);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        fs.rmSync(file, { force: true });
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    let holder = NaN;
+    try {
+      holder = Number(fs.readFileSync(file, 'utf8').trim());
+    } catch {
+      continue; // released between our open and read: try again at once
+    }
+    // A holder that died leaves its lock behind; so does one that had not yet written its pid (read as NaN)
+    // only for an instant, so an unreadable pid is waited out like a live one.
+    const stalePidless = !(holder > 0) && Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 10_000;
+    if ((Number.isInteger(holder) && holder > 0 && !pidAlive(holder)) || stalePidless) {
+      fs.rmSync(file, { force: true });
+      continue;
+    }
+    if (!told) {
+      log(`another process (pid ${holder}) is initialising or starting the embedded PostgreSQL in ${dataDir}; waiting for it`);
+      told = true;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${file} (held by pid ${holder}); if no Atelier process is starting, delete that file`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * As root, PostgreSQL runs as the `postgres` user, which must be able to enter DATA_DIR and every folder
+ * above it (a folder from `mktemp -d`, or under /root, is mode 0700). Refuses with the folder and the fix
+ * rather than letting initdb or pg_ctl fail with a permission error about a path inside it.
+ */
+export function assertPostgresCanEnter(dataDir: string): void {
+  let ids: { uid: number; gid: number };
+  try {
+    ids = postgresIds()!;
+  } catch {
+    return; // no postgres user yet: the init script creates it, and the check runs again after
+  }
+  const dirs: string[] = [];
+  for (let d = path.resolve(dataDir); ; d = path.dirname(d)) {
+    dirs.unshift(d);
+    if (path.dirname(d) === d) break;
+  }
+  for (const dir of dirs) {
+    const r = spawnSync('test', ['-x', dir], { uid: ids.uid, gid: ids.gid });
+    if (r.status !== 0) {
+      throw new Error(
+        `PostgreSQL runs as the "${USER}" user when Atelier runs as root, and that user cannot enter ${dir} ` +
+        `(on the way to DATA_DIR ${path.resolve(dataDir)}). Fix: chmod o+x ${dir} — or set DATA_DIR to a folder ` +
+        `it can reach (e.g. /var/lib/atelier), or run Atelier as a normal user.`,
+      );
+    }
+  }
 }
