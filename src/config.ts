@@ -37,6 +37,11 @@ export interface Config {
   metricsToken: string | undefined;
   /** A separate listener for /metrics (any role, e.g. workers without an API); undefined: none. */
   metricsPort: number | undefined;
+  /**
+   * Whose X-Forwarded-For to believe for the client address (ATELIER_TRUST_PROXY): comma-separated
+   * addresses/CIDRs of the proxies (or `loopback`, `uniquelocal`), `true` for any peer; false: none.
+   */
+  trustProxy: boolean | string;
   /** How long a stopping process lets running jobs finish before handing them back. */
   shutdownGraceMs: number;
   /** Connections of a `serve` process's main pool (pg-boss adds 4 and LISTEN 1). */
@@ -90,5 +95,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: intFrom(env, 'ATELIER_SHUTDOWN_GRACE_MS', 20_000, 0, 3_600_000),
     dbPoolSize: intFrom(env, 'ATELIER_DB_POOL_SIZE', 20, 2, 500),
     modelsDir: path.resolve(env.MODELS_DIR || path.join(env.DATA_DIR || './data', 'models')),
+    trustProxy: parseTrustProxy(env.ATELIER_TRUST_PROXY),
   };
+}
+
+/**
+ * `true`, or a comma-separated list of proxy addresses/CIDRs (proxy-addr's names `loopback`, `linklocal`,
+ * `uniquelocal` too); unset, empty, `0` or `false`: trust none. Fastify refuses hop counts (they cannot
+ * tell a proxy from a client that sends the header itself), so a number is refused here too.
+ */
+export function parseTrustProxy(value: string | undefined): boolean | string {
+  const v = (value ?? '').trim();
+  if (v === '' || v === '0' || v.toLowerCase() === 'false') return false;
+  if (v.toLowerCase() === 'true') return true;
+  if (/^\d+$/.test(v)) throw new ConfigError('ATELIER_TRUST_PROXY must list the proxies\' addresses or CIDRs (e.g. 10.0.0.0/8), or be true; a hop count is not accepted');
+  return v.split(',').map((s) => s.trim()).filter(Boolean).join(',');
 }

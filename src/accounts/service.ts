@@ -17,7 +17,7 @@ export interface User {
   createdAt: Date;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const EMAIL = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 
 export function normalizeEmail(email: string): string {
   const e = email.trim().toLowerCase();

@@ -3,6 +3,7 @@ import { AppError } from '../errors.js';
 import { sendError } from './errorBody.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import type { Logger } from 'pino';
+import { maskUrlSecrets } from '../logMasks.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { newTraceId } from '../ids.js';
 import type { Services } from '../services.js';
@@ -50,6 +51,8 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     // (see the onResponse hook below) at half the cost on the hottest path.
     logController: new LogController({ requestIdLogLabel: 'traceId', disableRequestLogging: true }),
     bodyLimit: services.config.bodyLimitBytes,
+    // Behind a load balancer (docs/deploy.md), req.ip is the client's address only if its proxies are trusted.
+    trustProxy: services.config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     clientErrorHandler,
     // Malformed URLs (bad percent-encoding) get the same error body as everything else.
@@ -65,7 +68,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   if (opts.logger) {
     app.addHook('onResponse', async (req, reply) => {
       // A signed file URL's signature is a bearer credential until it expires: it stays out of the log.
-      req.log.info({ method: req.method, url: req.url.replace(/([?&]sig=)[^&]*/, '$1…'), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+      req.log.info({ method: req.method, url: maskUrlSecrets(req.url), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
     });
   }
   if (opts.onRoute) {

@@ -89,6 +89,7 @@ export class KeyService {
   ): Promise<CreatedKey> {
     const label = input.label.trim();
     if (label.length < 1 || label.length > 100) throw validationError('label', 'must be 1 to 100 characters');
+    if (/[\p{Cc}\p{Cs}]/u.test(label)) throw validationError('label', 'must not contain control characters');
     const perMinute = checkLimit('perMinute', input.perMinute, LIMITS.perMinute);
     const perDay = checkLimit('perDay', input.perDay, LIMITS.perDay);
     if (input.expiresAt !== undefined) {
@@ -141,6 +142,7 @@ export class KeyService {
   async update(user: User, keyId: string, input: { label?: string; perMinute?: number; perDay?: number }): Promise<ApiKeyInfo> {
     const label = input.label?.trim();
     if (label !== undefined && (label.length < 1 || label.length > 100)) throw validationError('label', 'must be 1 to 100 characters');
+    if (label !== undefined && /[\p{Cc}\p{Cs}]/u.test(label)) throw validationError('label', 'must not contain control characters');
     const perMinute = input.perMinute === undefined ? null : checkLimit('perMinute', input.perMinute, LIMITS.perMinute);
     const perDay = input.perDay === undefined ? null : checkLimit('perDay', input.perDay, LIMITS.perDay);
     try {

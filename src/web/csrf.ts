@@ -30,9 +30,25 @@ export function originAllowed(origin: string | undefined, own: { protocol: strin
   return allowed.has(origin.toLowerCase());
 }
 
-/** A `next` target after sign-in: a path on this site only (never `//host` or a scheme). */
+const BASE = 'http://atelier.invalid';
+
+/**
+ * A `next` target after sign-in: a path on this site only. The raw value is refused outright when it holds
+ * any control character (browsers drop tabs and newlines, so `/\t/host` would become `//host`); what is
+ * left is resolved as a browser would, and kept only when it stays on this origin. The answer is the
+ * normalised, percent-encoded path (always a valid header value), else the fallback.
+ */
 export function safeNextPath(next: unknown, fallback = '/runs'): string {
-  if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\') || /[\r\n]/.test(next)) return fallback;
-  if (next.startsWith('/login') || next.startsWith('/logout')) return fallback;
-  return next.slice(0, 2000);
+  if (typeof next !== 'string' || next.length > 2000 || !next.startsWith('/') || /[\p{Cc}\p{Cf}\p{Cs}\\]/u.test(next)) return fallback;
+  let url: URL;
+  try {
+    url = new URL(next, BASE);
+  } catch {
+    return fallback;
+  }
+  if (url.origin !== BASE) return fallback;
+  const path = url.pathname + url.search + url.hash;
+  if (!path.startsWith('/') || path.startsWith('//')) return fallback;
+  if (path === '/login' || path.startsWith('/login?') || path.startsWith('/login/') || path.startsWith('/logout')) return fallback;
+  return path;
 }

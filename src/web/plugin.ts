@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Services } from '../services.js';
 import { AppError } from '../errors.js';
 import { sendError } from '../http/errorBody.js';
-import { toAppError } from '../http/plugins/errors.js';
+import { logFailure, toAppError } from '../http/plugins/errors.js';
 import { assetRoutes } from './assets.js';
 import { parseCookies } from './cookies.js';
 import { field, sendHtml } from './context.js';
@@ -81,7 +81,7 @@ export async function webApp(app: FastifyInstance, { services }: { services: Ser
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const appErr = toAppError(err);
-    if (appErr.status >= 500) req.log.error({ err }, 'web request failed');
+    logFailure(req, err, appErr);
     if (req.routeOptions.config?.web === 'json') return sendError(req, reply, appErr);
     return sendErrorPage(req, reply, appErr);
   });

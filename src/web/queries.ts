@@ -20,5 +20,7 @@ export const COUNT_ATTEMPT = `INSERT INTO web_login_attempts (email, ip, window_
     window_start = CASE WHEN web_login_attempts.window_start > now() - make_interval(secs => $3) THEN web_login_attempts.window_start ELSE now() END
   RETURNING attempts, GREATEST(0, ceil(extract(epoch FROM window_start + make_interval(secs => $3) - now())))::int AS retry_after`;
 
+/** A successful sign-in's attempt no longer counts against its address. */
+export const GIVE_BACK_ATTEMPT = `UPDATE web_login_attempts SET attempts = GREATEST(0, attempts - 1) WHERE email = $1 AND ip = $2`;
 export const CLEAR_ATTEMPTS = `DELETE FROM web_login_attempts WHERE email = $1 AND ip = $2`;
 export const DELETE_STALE_ATTEMPTS = `DELETE FROM web_login_attempts WHERE window_start < now() - make_interval(secs => $1)`;

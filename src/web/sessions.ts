@@ -8,6 +8,13 @@ export const SESSION_COOKIE = 'atelier_session';
 export const SESSION_SECONDS = 7 * 86_400;
 /** Sign-in attempts admitted per (email, client address) per window. */
 export const LOGIN_LIMIT = { attempts: 5, windowSeconds: 15 * 60 };
+/**
+ * Failed sign-ins admitted per client address across all emails per window (a success gives its attempt
+ * back). Checked before the password is hashed, so a flood of made-up emails costs one row update each.
+ */
+export const ADDRESS_LIMIT = { attempts: 30, windowSeconds: 15 * 60 };
+/** The attempts table's email for an address's count over all emails (emails are trimmed, so never this). */
+const ANY_EMAIL = ' any';
 
 export interface WebSession {
   id: string;
@@ -18,7 +25,7 @@ export interface WebSession {
 export type SignInResult =
   | { ok: true; user: User; token: string; session: WebSession }
   | { ok: false; reason: 'invalid' }
-  | { ok: false; reason: 'limited'; retryAfterSeconds: number };
+  | { ok: false; reason: 'limited'; scope: 'email' | 'address'; retryAfterSeconds: number };
 
 const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest();
 
@@ -31,12 +38,16 @@ export class WebSessions {
    * A success clears the count and opens a session.
    */
   async signIn(email: string, password: string, ip: string): Promise<SignInResult> {
-    const who = email.trim().toLowerCase().slice(0, 254);
+    // PostgreSQL text cannot hold NUL; control characters never belong to an email anyway.
+    const who = email.replace(/\p{Cc}/gu, '').trim().toLowerCase().slice(0, 254);
+    const address = (await this.db.query(q.COUNT_ATTEMPT, [ANY_EMAIL, ip, ADDRESS_LIMIT.windowSeconds])).rows[0];
+    if (address.attempts > ADDRESS_LIMIT.attempts) return { ok: false, reason: 'limited', scope: 'address', retryAfterSeconds: Math.max(1, address.retry_after) };
     const counted = (await this.db.query(q.COUNT_ATTEMPT, [who, ip, LOGIN_LIMIT.windowSeconds])).rows[0];
-    if (counted.attempts > LOGIN_LIMIT.attempts) return { ok: false, reason: 'limited', retryAfterSeconds: Math.max(1, counted.retry_after) };
+    if (counted.attempts > LOGIN_LIMIT.attempts) return { ok: false, reason: 'limited', scope: 'email', retryAfterSeconds: Math.max(1, counted.retry_after) };
     const user = await this.accounts.checkPassword(email, password);
     if (!user) return { ok: false, reason: 'invalid' };
     await this.db.query(q.CLEAR_ATTEMPTS, [who, ip]);
+    await this.db.query(q.GIVE_BACK_ATTEMPT, [ANY_EMAIL, ip]);
     // Housekeeping rides along with sign-ins, which are rare enough to carry it.
     await this.db.query(q.DELETE_EXPIRED_SESSIONS);
     await this.db.query(q.DELETE_STALE_ATTEMPTS, [LOGIN_LIMIT.windowSeconds]);

@@ -29,6 +29,14 @@ export async function sessionRoutes(app: FastifyInstance, { services, sessions }
     return sendHtml(reply, loginPage({ csrfToken: token, next: opts.next, email: opts.email, notice: opts.notice }), opts.status ?? 200);
   };
 
+  // Behind a proxy that is not trusted, every client shares the proxy's address, and so its sign-in limits.
+  let warned = false;
+  const warnIfProxied = (req: FastifyRequest) => {
+    if (warned || services.config.trustProxy !== false || req.headers['x-forwarded-for'] === undefined) return;
+    warned = true;
+    req.log.warn('sign-in request came through a proxy (X-Forwarded-For) but ATELIER_TRUST_PROXY is not set: every client shares the proxy\'s address for sign-in limits (docs/deploy.md)');
+  };
+
   app.get('/', { config: { web: 'public' } }, async (req, reply) => reply.code(303).header('Location', req.web ? '/runs' : '/login').send());
 
   app.get('/login', { config: { web: 'public' } }, async (req, reply) => {
@@ -42,11 +50,21 @@ export async function sessionRoutes(app: FastifyInstance, { services, sessions }
     const password = field(req.body, 'password') ?? '';
     const next = safeNextPath(field(req.body, 'next'));
     if (!email || !password) return showLogin(req, reply, { next, email, status: 400, notice: { kind: 'error', text: 'Enter your email and password.' } });
-    const result = await sessions.signIn(email, password, req.ip);
+    warnIfProxied(req);
+    let result: Awaited<ReturnType<typeof sessions.signIn>>;
+    try {
+      result = await sessions.signIn(email, password, req.ip);
+    } catch (err) {
+      // The password-hashing queue is full (a burst of sign-ins): the form again, asking to retry shortly.
+      if (!(err instanceof AppError) || err.code !== 'SERVICE_UNAVAILABLE') throw err;
+      if (err.headers) reply.headers(err.headers);
+      return showLogin(req, reply, { next, email, status: 503, notice: { kind: 'error', text: `${err.message}.` } });
+    }
     if (!result.ok && result.reason === 'limited') {
       const minutes = Math.ceil(result.retryAfterSeconds / 60);
       reply.header('Retry-After', String(result.retryAfterSeconds));
-      return showLogin(req, reply, { next, email, status: 429, notice: { kind: 'error', text: `Too many sign-in attempts for this email from your address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` } });
+      const what = result.scope === 'address' ? 'from your address' : 'for this email from your address';
+      return showLogin(req, reply, { next, email, status: 429, notice: { kind: 'error', text: `Too many sign-in attempts ${what}. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` } });
     }
     if (!result.ok) return showLogin(req, reply, { next, email, status: 401, notice: { kind: 'error', text: 'That email and password do not match an account.' } });
     reply.header('Set-Cookie', [
