@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { expectErrorBody, startTestServer, type TestServer } from './helpers/server.js';
 import { fuzzSeeds, runFuzz } from './helpers/fuzzRun.js';
 import type { FuzzSeeds } from './helpers/fuzzRequests.js';
+import { runWebFuzz } from './helpers/fuzzWeb.js';
 
 // Issue #10 item 3: hostile requests generated from the OpenAPI document at every endpoint. A few hundred
 // cases here (ATELIER_FUZZ_CASES changes it; the bench's --fuzz runs 10,000), with a fixed seed unless
@@ -36,6 +37,23 @@ test(`${CASES} hostile requests: never a 5xx, always the error body, and the ser
   assert.equal(health.status, 200);
   const ready = await srv.request('GET', '/v1/credits/balance', { key: seeds.key });
   assert.equal(ready.status, 200);
+});
+
+test('hostile web forms: NUL, control characters and lone surrogates in fields, off-site `next` targets — never a 5xx, never a redirect off the site', async (t) => {
+  const outcome = await runWebFuzz(srv, { cases: Math.max(60, Math.round(CASES / 3)), seed: SEED });
+  t.diagnostic(`statuses ${JSON.stringify(outcome.statuses)}`);
+  assert.equal(outcome.failure, undefined, outcome.failure);
+  assert.ok((outcome.statuses['303'] ?? 0) > 0, 'some requests were redirected, so their targets were checked');
+});
+
+test('a lone surrogate in a JSON string is a 400 naming the field, never a database error', async () => {
+  for (const [url, body, at] of [
+    ['/v1/nodes/word_count/run', '{"input":{"text":"a\\ud800b"}}', 'body.input.text'],
+    ['/v1/workflows', '{"name":"\\udfff","nodes":[],"edges":[]}', 'body.name'],
+  ] as const) {
+    const b = expectErrorBody(await srv.request('POST', url, { key: seeds.key, raw: body, headers: { 'content-type': 'application/json' } }), 400, 'VALIDATION_ERROR');
+    assert.equal(b.details[0].path, at);
+  }
 });
 
 // Cases the fuzzer found, kept as fixed examples.

@@ -74,7 +74,21 @@ const NASTY = [
   '9223372036854775808', '18446744073709551616', '0x10', '１２３', '😀', 'Ω≈ç√', 'ß', '\u202e', '<script>', '${jndi:x}', '{{7*7}}',
   '__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'run_', 'run_' + 'A'.repeat(60), 'wf_x', 'evt_x', 'file_x',
   'cursor', 'eyJ4IjoxfQ', 'bm90IGpzb24', '*', '?', '#', '&', '=', ';', '\r\n', '\t',
+  // Lone surrogates (no UTF-8 form; PostgreSQL's jsonb refuses their escapes) and NUL/controls inside text.
+  '\uDC00', 'a\uD83Db', '\uDBFF\uDBFF', '\uDFFFx', 'x\uD800\u0000', 'a\u0001b', '\u001b[31m', '\u007f',
 ];
+
+/** A string with one unpaired UTF-16 surrogate somewhere inside. */
+export function loneSurrogateString(): fc.Arbitrary<string> {
+  return fc.tuple(fc.string({ maxLength: 8 }), fc.integer({ min: 0xd800, max: 0xdfff }), fc.string({ maxLength: 8 }))
+    .map(([a, c, b]) => `${a}${String.fromCharCode(c)}${b}`);
+}
+
+/** A string with NUL or another control character somewhere inside. */
+export function controlCharString(): fc.Arbitrary<string> {
+  return fc.tuple(fc.string({ maxLength: 8 }), fc.oneof(fc.integer({ min: 0, max: 0x1f }), fc.constant(0x7f), fc.integer({ min: 0x80, max: 0x9f })), fc.string({ maxLength: 8 }))
+    .map(([a, c, b]) => `${a}${String.fromCharCode(c)}${b}`);
+}
 
 export function nastyString(): fc.Arbitrary<string> {
   return fc.oneof(
@@ -84,6 +98,8 @@ export function nastyString(): fc.Arbitrary<string> {
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
     { weight: 1, arbitrary: fc.integer({ min: 1, max: 5000 }).map((n) => 'x'.repeat(n)) },
     { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.double(), fc.bigInt()).map(String) },
+    { weight: 1, arbitrary: loneSurrogateString() },
+    { weight: 1, arbitrary: controlCharString() },
   );
 }
 

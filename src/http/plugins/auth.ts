@@ -16,6 +16,13 @@ declare module 'fastify' {
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
+/** How many Authorization headers the request carried (rawHeaders alternates names and values). */
+function authorizationCount(raw: string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') n++;
+  return n;
+}
+
 /** The one place that reads the acting principal; handlers behind auth always have one. */
 export function principalOf(req: FastifyRequest): Principal {
   if (!req.principal) throw new AppError('UNAUTHORIZED', 'Invalid or expired API key');
@@ -34,7 +41,8 @@ export function registerAuth(app: FastifyInstance, keys: KeyService): void {
     if (mode === 'none') return;
     const header = req.headers.authorization;
     if (header === undefined && mode === 'optional') return;
-    const match = typeof header === 'string' ? BEARER.exec(header) : null;
+    // Node keeps only the first of repeated Authorization headers; an ambiguous request is refused instead.
+    const match = typeof header === 'string' && authorizationCount(req.raw.rawHeaders) === 1 ? BEARER.exec(header) : null;
     const principal = match ? await keys.authenticate(match[1]!) : undefined;
     if (!principal) {
       reply.header('WWW-Authenticate', 'Bearer');

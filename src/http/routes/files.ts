@@ -37,6 +37,8 @@ export async function fileRoutes(app: FastifyInstance, { services }: { services:
       querystring: Type.Object({ exp: Type.Optional(Type.String({ maxLength: 20 })), sig: Type.Optional(Type.String({ maxLength: 100 })) }),
     },
   }, async (req, reply) => {
+    // Stored bytes are served with the type they were stored under; a browser must not guess another (e.g. HTML).
+    reply.header('X-Content-Type-Options', 'nosniff');
     const { fileId } = req.params as { fileId: string };
     const { exp, sig } = req.query as { exp?: string; sig?: string };
     let file;
@@ -48,15 +50,15 @@ export async function fileRoutes(app: FastifyInstance, { services }: { services:
     } else throw new AppError('UNAUTHORIZED', 'Missing API key: send Authorization: Bearer gx_… or use a signed file URL');
 
     reply.header('Accept-Ranges', 'bytes');
+    // An unsatisfiable range answers the JSON error body: none of the file's own headers (type, name) apply to it.
+    const range = parseRange(req.headers.range, file.bytes);
+    if (range === null) {
+      throw new AppError('RANGE_NOT_SATISFIABLE', 'Range not satisfiable', { headers: { 'Content-Range': `bytes */${file.bytes}` } });
+    }
     reply.header('Cache-Control', 'private, max-age=3600');
     reply.header('ETag', `"${file.sha256}"`);
     reply.type(file.contentType);
     if (file.filename) reply.header('Content-Disposition', `inline; filename="${file.filename.replace(/["\\\r\n]/g, '_')}"`);
-    const range = parseRange(req.headers.range, file.bytes);
-    if (range === null) {
-      reply.header('Content-Range', `bytes */${file.bytes}`);
-      throw new AppError('RANGE_NOT_SATISFIABLE', 'Range not satisfiable', { headers: { 'Content-Range': `bytes */${file.bytes}` } });
-    }
     if (range) {
       reply.code(206);
       reply.header('Content-Range', `bytes ${range.start}-${range.end}/${file.bytes}`);
