@@ -119,7 +119,16 @@ describe('atelier CLI', () => {
   test('organization members share the organization balance', async () => {
     await ok(['users', 'create', '--email', 'alice@acme.test', '--password', 'long enough pw', '--org', 'Acme']);
     await ok(['users', 'create', '--email', 'bob@acme.test', '--password', 'long enough pw']);
-    await ok(['users', 'join-org', '--email', 'bob@acme.test', '--org', 'Acme']);
+    const bobKey = JSON.parse((await ok(['keys', 'create', '--email', 'bob@acme.test', '--label', 'before', '--json'])).stdout);
+    const joined = await ok(['users', 'join-org', '--email', 'bob@acme.test', '--org', 'Acme']);
+    // Joining switches Bob's existing keys to the (still empty) organization balance: he is told so.
+    assert.match(joined.stderr, /API keys \(1\) now act for organization Acme/);
+    assert.match(joined.stderr, /0 microcredits available.*403/);
+    assert.match(joined.stderr, /use-org --email bob@acme\.test --personal/);
+    const listed = await ok(['keys', 'list', '--email', 'bob@acme.test']);
+    assert.match(listed.stdout, /acting for organization Acme \(acco_/);
+    assert.match(listed.stdout, /before/);
+    assert.equal((await srv.request('GET', '/v1/credits/balance', { key: bobKey.key })).body.isOrganization, true);
     await ok(['credits', 'grant', '--email', 'alice@acme.test', '--microcredits', '5000000']);
     const kb = JSON.parse((await ok(['keys', 'create', '--email', 'bob@acme.test', '--label', 'b', '--json'])).stdout);
     let res = await srv.request('GET', '/v1/credits/balance', { key: kb.key });

@@ -147,3 +147,16 @@ describe('lock-out behind a proxy (6)', () => {
     }
   });
 });
+
+describe('acting account (15)', () => {
+  test('the header says which account the pages and the user\'s keys act for', async () => {
+    const u = await srv.user({ org: 'Hardening Org' });
+    const b = browserAt('192.0.2.40');
+    assert.equal((await b.signIn(u.email, PASSWORD)).status, 303);
+    assert.match((await b.get('/runs')).text, /class="who"[^>]*>[^<]*acting for <strong>Hardening Org<\/strong>/);
+    const p = await srv.user();
+    const c = browserAt('192.0.2.41');
+    assert.equal((await c.signIn(p.email, PASSWORD)).status, 303);
+    assert.match((await c.get('/runs')).text, /class="who"[^>]*>[^<]*acting for personal account/);
+  });
+});

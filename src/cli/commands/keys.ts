@@ -30,8 +30,11 @@ export async function keysCommand(ctx: CliContext, argv: string[]): Promise<void
     }
     case 'list': {
       const s = await ctx.services();
-      const keys = await s.keys.list(await s.accounts.requireByEmail(required(values, 'email')));
-      return output(json, keys, keys.length ? keys.map(line).join('\n') : 'no keys');
+      const user = await s.accounts.requireByEmail(required(values, 'email'));
+      const keys = await s.keys.list(user);
+      // Keys act for the user's active account (spec 5.6), which `users join-org` and `use-org` change.
+      const acting = user.activeOrgName ? `organization ${user.activeOrgName} (${user.actingAccountId})` : `personal account (${user.actingAccountId})`;
+      return output(json, keys, `keys of ${user.email}, acting for ${acting}:\n${keys.length ? keys.map(line).join('\n') : 'no keys'}`);
     }
     case 'revoke': {
       const s = await ctx.services();

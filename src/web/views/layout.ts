@@ -59,7 +59,7 @@ export function page(ctx: PageContext, title: string, body: HtmlValue, opts: { n
   <nav aria-label="Main"><ul>${nav}</ul></nav>
   <div class="account">
     ${orgSwitcher(ctx)}
-    <span class="who" title="Signed in as ${ctx.user.email}">${ctx.user.activeOrgName ? html`${ctx.user.activeOrgName} · ` : ''}${ctx.user.email}</span>
+    <span class="who" title="Signed in as ${ctx.user.email}; balances, runs and API keys act for ${ctx.user.activeOrgName ? html`organization ${ctx.user.activeOrgName}` : 'your personal account'}">${ctx.user.email} · acting for ${ctx.user.activeOrgName ? html`<strong>${ctx.user.activeOrgName}</strong>` : 'personal account'}</span>
     <form method="post" action="/logout">${csrfField(ctx)}<button type="submit" class="button small ghost">Sign out</button></form>
   </div>
 </header>
