@@ -10,7 +10,8 @@ const KEY_LEN = 32;
  * Password hashing runs on its own small worker-thread pool, not through crypto.scrypt's async form: that
  * one borrows libuv's thread pool (4 threads), which file reads and writes share, so a burst of sign-ins
  * (even with made-up emails, which still cost one hash) would stall every file download. Here at most
- * HASH_THREADS hashes run at once and at most HASH_QUEUE wait; past that a sign-in is told to retry.
+ * HASH_THREADS hashes run at once and at most HASH_QUEUE sign-ins wait; past that a sign-in is told to
+ * retry. Creating a user (an operator's command) waits its turn instead.
  */
 export const HASH_THREADS = 1;
 export const HASH_QUEUE = 32;
@@ -21,7 +22,7 @@ function hashPool(): Piscina {
   // Idle threads exit after a while, so a process that stops signing people in holds no thread.
   return (pool ??= new Piscina({
     filename: new URL('./scryptThread.mjs', import.meta.url).href,
-    minThreads: 0, maxThreads: HASH_THREADS, maxQueue: HASH_QUEUE, idleTimeout: 30_000, concurrentTasksPerWorker: 1,
+    minThreads: 0, maxThreads: HASH_THREADS, idleTimeout: 30_000, concurrentTasksPerWorker: 1,
   }));
 }
 
@@ -30,28 +31,20 @@ export function hashingStats(): { threads: number; queued: number; refused: numb
   return { threads: pool?.threads.length ?? 0, queued: pool?.queueSize ?? 0, refused: stats.refused };
 }
 
-async function scrypt(password: string, salt: Buffer, keyLen: number, params: crypto.ScryptOptions): Promise<Buffer> {
+async function scrypt(password: string, salt: Buffer, keyLen: number, params: crypto.ScryptOptions, refuseWhenBusy: boolean): Promise<Buffer> {
   const p = hashPool();
-  if (p.queueSize >= HASH_QUEUE) {
+  if (refuseWhenBusy && p.queueSize >= HASH_QUEUE) {
     stats.refused++;
     throw new AppError('SERVICE_UNAVAILABLE', 'Too many sign-ins at once; try again in a moment', { headers: { 'Retry-After': '2' } });
   }
-  try {
-    const out = await p.run({ password, salt, keyLen, params });
-    return Buffer.from(out as Uint8Array);
-  } catch (err) {
-    if (err instanceof Error && /queue is at limit/i.test(err.message)) {
-      stats.refused++;
-      throw new AppError('SERVICE_UNAVAILABLE', 'Too many sign-ins at once; try again in a moment', { headers: { 'Retry-After': '2' } });
-    }
-    throw err;
-  }
+  const out = await p.run({ password, salt, keyLen, params });
+  return Buffer.from(out as Uint8Array);
 }
 
 /** `scrypt$N$r$p$salt$hash` (base64url), so parameters can be raised later without breaking old hashes. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = crypto.randomBytes(16);
-  const hash = await scrypt(password, salt, KEY_LEN, PARAMS);
+  const hash = await scrypt(password, salt, KEY_LEN, PARAMS, false);
   return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
 
@@ -61,6 +54,6 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const expected = Buffer.from(hashB64, 'base64url');
   const actual = await scrypt(password, Buffer.from(saltB64, 'base64url'), expected.length, {
     N: Number(n), r: Number(r), p: Number(p), maxmem: 256 * 1024 * 1024,
-  });
+  }, true);
   return crypto.timingSafeEqual(actual, expected);
 }
