@@ -47,6 +47,12 @@ export async function fileRoutes(app: FastifyInstance, { services }: { services:
       if (!file) throw new AppError('NOT_FOUND', 'file not found');
     } else throw new AppError('UNAUTHORIZED', 'Missing API key: send Authorization: Bearer gx_… or use a signed file URL');
 
+    // ATELIER_FILES_REDIRECT=presigned: a signed link is answered by the object store itself (ranges included).
+    if (!req.principal) {
+      const direct = await services.files.directUrl(file);
+      if (direct) return reply.header('Cache-Control', 'no-store').redirect(direct, 302);
+    }
+
     reply.header('Accept-Ranges', 'bytes');
     reply.header('Cache-Control', 'private, max-age=3600');
     reply.header('ETag', `"${file.sha256}"`);
@@ -58,12 +64,14 @@ export async function fileRoutes(app: FastifyInstance, { services }: { services:
       throw new AppError('RANGE_NOT_SATISFIABLE', 'Range not satisfiable', { headers: { 'Content-Range': `bytes */${file.bytes}` } });
     }
     if (range) {
+      const body = await services.files.open(file, range); // the store reads only these bytes (S3: a ranged GET)
       reply.code(206);
       reply.header('Content-Range', `bytes ${range.start}-${range.end}/${file.bytes}`);
       reply.header('Content-Length', String(range.end - range.start + 1));
-      return reply.send(services.files.open(file, range));
+      return reply.send(body);
     }
+    const body = await services.files.open(file);
     reply.header('Content-Length', String(file.bytes));
-    return reply.send(services.files.open(file));
+    return reply.send(body);
   });
 }
