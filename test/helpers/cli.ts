@@ -14,9 +14,7 @@ export interface CliResult {
 /** Runs the real `atelier` command in a child process. */
 export async function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
   // ATELIER_BLOB_STORE=s3 runs of the suite: the command sees the bucket its DATA_DIR's servers use.
-  const blobEnv = process.env.ATELIER_BLOB_STORE === 's3' && !env.ATELIER_S3_ENDPOINT
-    ? (env.DATA_DIR ? await blobStoreEnvForTests(env.DATA_DIR, env) : { ATELIER_BLOB_STORE: 'local' })
-    : {};
+  const blobEnv = env.DATA_DIR ? await blobStoreEnvForTests(env.DATA_DIR, env) : {};
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       env: { ...process.env, LOG_LEVEL: 'silent', ...blobEnv, ...env },

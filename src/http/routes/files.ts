@@ -32,7 +32,8 @@ export async function fileRoutes(app: FastifyInstance, { services }: { services:
     config: { auth: 'optional' },
     schema: {
       tags: ['files'], summary: 'Download an artifact',
-      description: 'Authenticated with the owner\'s API key, or with the exp and sig of a signed URL from a run output.',
+      description: 'Authenticated with the owner\'s API key, or with the exp and sig of a signed URL from a run output. Supports a single byte range (206). '
+        + 'When the operator sets ATELIER_FILES_REDIRECT=presigned, a signed-URL download answers 302 with a Location of a short-lived presigned URL of the object store.',
       params: Type.Object({ fileId: Type.String({ maxLength: 100 }) }),
       querystring: Type.Object({ exp: Type.Optional(Type.String({ maxLength: 20 })), sig: Type.Optional(Type.String({ maxLength: 100 })) }),
     },
