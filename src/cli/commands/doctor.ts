@@ -5,7 +5,7 @@ import { FileService } from '../../files/service.js';
 import { createBlobStore } from '../../files/stores.js';
 
 /**
- * Verifies the service's invariants (ledger sums, open holds, double charges, stuck runs and deliveries)
+ * Verifies the service's invariants (ledger sums, open holds, double charges, stuck runs and deliveries, missing artifact blobs)
  * and reports every violation; exits 1 when it finds any, so it can gate a deploy or page someone.
  */
 export async function doctorCommand(ctx: CliContext, argv: string[]): Promise<void> {
