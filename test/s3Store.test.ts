@@ -149,6 +149,9 @@ describe('the service with ATELIER_BLOB_STORE=s3', () => {
     assert.equal(part.status, 206);
     assert.equal(part.headers.get('content-range'), `bytes 8-23/${file.bytes}`);
     assert.deepEqual(Buffer.from(await part.arrayBuffer()), bytes.subarray(8, 24));
+    const head = await fetch(`${srv.url}/v1/files/${file.id}`, { method: 'HEAD', headers: { authorization: `Bearer ${u.key}` } });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-length'), String(file.bytes));
     const bad = await fetch(`${srv.url}/v1/files/${file.id}`, { headers: { authorization: `Bearer ${u.key}`, range: `bytes=${file.bytes + 5}-` } });
     assert.equal(bad.status, 416);
 

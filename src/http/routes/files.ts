@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { AppError } from '../../errors.js';
+import { Readable } from 'node:stream';
 
 /** Parses a single `bytes=a-b` range against a size; undefined for no/unsupported range, null if unsatisfiable. */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | undefined | null {
@@ -65,13 +66,14 @@ export async function fileRoutes(app: FastifyInstance, { services }: { services:
       throw new AppError('RANGE_NOT_SATISFIABLE', 'Range not satisfiable', { headers: { 'Content-Range': `bytes */${file.bytes}` } });
     }
     if (range) {
-      const body = await services.files.open(file, range); // the store reads only these bytes (S3: a ranged GET)
+      // The store reads only these bytes (S3: a ranged GET); HEAD reads none (Fastify would drain a real stream).
+      const body = req.method === 'HEAD' ? Readable.from([]) : await services.files.open(file, range);
       reply.code(206);
       reply.header('Content-Range', `bytes ${range.start}-${range.end}/${file.bytes}`);
       reply.header('Content-Length', String(range.end - range.start + 1));
       return reply.send(body);
     }
-    const body = await services.files.open(file);
+    const body = req.method === 'HEAD' ? Readable.from([]) : await services.files.open(file);
     reply.header('Content-Length', String(file.bytes));
     return reply.send(body);
   });
