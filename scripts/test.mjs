@@ -57,9 +57,17 @@ const files = args.filter((a) => a.endsWith('.ts'));
 const patterns = args.filter((a) => !a.endsWith('.ts'));
 const testFiles = files.length ? files : listTests('test');
 const nodeArgs = ['--import', 'tsx', '--test', '--test-reporter=spec', ...patterns.flatMap((p) => ['--test-name-pattern', p]), ...testFiles];
+// `ATELIER_BLOB_STORE=s3 npm test`: every test server keeps its artifacts in a bucket of an s3rver the helpers
+// start (test/helpers/s3.ts); passed on as ATELIER_TEST_BLOB_STORE so spawned children never see a half setting.
+const testEnv = { ...process.env, ATELIER_TEST_ADMIN_URL: adminUrl };
+if (testEnv.ATELIER_BLOB_STORE === 's3') {
+  testEnv.ATELIER_TEST_BLOB_STORE = 's3';
+  delete testEnv.ATELIER_BLOB_STORE;
+  console.log('artifacts go to s3rver buckets (ATELIER_BLOB_STORE=s3)');
+}
 const child = spawn(process.execPath, nodeArgs, {
   stdio: 'inherit',
-  env: { ...process.env, ATELIER_TEST_ADMIN_URL: adminUrl },
+  env: testEnv,
 });
 const code = await new Promise((resolve) => child.on('close', (c, sig) => resolve(c ?? (sig ? 1 : 0))));
 if (embedded) {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { parseSchedule } from './events/retrySchedule.js';
+import { blobStoreConfigFrom, type BlobStoreConfig } from './files/storeConfig.js';
 
 /** Every setting the service reads from its environment, parsed once and typed. */
 export interface Config {
@@ -46,6 +47,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Connections of a `serve` process's main pool (pg-boss adds 4 and LISTEN 1). */
   dbPoolSize: number;
+  /** Artifact store: DATA_DIR/files or an S3-compatible bucket (ATELIER_BLOB_STORE, ATELIER_S3_*, ATELIER_FILES_REDIRECT). */
+  blobStore: BlobStoreConfig;
 }
 
 export class ConfigError extends Error {}
@@ -96,6 +99,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolSize: intFrom(env, 'ATELIER_DB_POOL_SIZE', 20, 2, 500),
     modelsDir: path.resolve(env.MODELS_DIR || path.join(env.DATA_DIR || './data', 'models')),
     trustProxy: parseTrustProxy(env.ATELIER_TRUST_PROXY),
+    blobStore: (() => {
+      try {
+        return blobStoreConfigFrom(env);
+      } catch (err) {
+        throw new ConfigError((err as Error).message);
+      }
+    })(),
   };
 }
 

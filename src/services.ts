@@ -11,7 +11,7 @@ import type { EngineRegistry } from './engines/registry.js';
 import { Notifier } from './db/notifier.js';
 import { JobQueue } from './queue/queue.js';
 import { FileService } from './files/service.js';
-import { LocalBlobStore } from './files/blobStore.js';
+import { createBlobStore } from './files/stores.js';
 import { NodeRunService } from './runs/service.js';
 import path from 'node:path';
 import { checkUrl, OutboundError } from './net/urlGuard.js';
@@ -55,8 +55,9 @@ export async function createServices(config: Config, db: Db, opts: { supervise?:
   const { catalog, engines } = await loadCatalog(config);
   const notifier = new Notifier(db.url);
   const queue = new JobQueue(db.url, notifier, { supervise: opts.supervise ?? false });
-  const files = new FileService(db, new LocalBlobStore(path.join(config.dataDir, 'files')), {
+  const files = new FileService(db, createBlobStore(config), {
     publicUrl, retentionSeconds: config.fileRetentionSeconds, urlTtlSeconds: config.fileUrlTtlSeconds,
+    redirect: config.blobStore.redirect, redirectTtlSeconds: config.blobStore.redirectTtlSeconds,
   });
   // Webhook hosts must resolve to public addresses (checked again at each delivery against DNS rebinding).
   const checkWebhookUrl = async (url: string) => {

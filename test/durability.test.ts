@@ -5,6 +5,7 @@ import { BIN } from './helpers/cli.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { balance, waitForStatus } from './helpers/poll.js';
 import { slowRunBody } from './helpers/slowRun.js';
+import { knownBlobEnv } from './helpers/s3.js';
 
 // An API-only process: runs it accepts stay QUEUED until a worker process appears.
 let api: TestServer;
@@ -19,7 +20,7 @@ after(async () => {
 
 function startWorker(): { child: ChildProcess; exited: Promise<void> } {
   const child = spawn(process.execPath, [BIN, 'serve', '--role', 'worker'], {
-    env: { ...process.env, DATABASE_URL: api.databaseUrl, DATA_DIR: api.dataDir, LOG_LEVEL: 'silent', ATELIER_RUN_LEASE_SECONDS: '2', ATELIER_SWEEP_INTERVAL_MS: '200', ATELIER_WORKER_CONCURRENCY: '1' },
+    env: { ...process.env, ...knownBlobEnv(api.dataDir), DATABASE_URL: api.databaseUrl, DATA_DIR: api.dataDir, LOG_LEVEL: 'silent', ATELIER_RUN_LEASE_SECONDS: '2', ATELIER_SWEEP_INTERVAL_MS: '200', ATELIER_WORKER_CONCURRENCY: '1' },
     stdio: 'ignore',
   });
   children.push(child);

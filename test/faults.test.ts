@@ -7,6 +7,7 @@ import sharp from 'sharp';
 import { BIN, runCli } from './helpers/cli.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { Db } from '../src/db/pool.js';
+import { knownBlobEnv } from './helpers/s3.js';
 
 /**
  * Faults under load: 100 runs with webhooks go through an API process (this one), worker processes and
@@ -53,7 +54,7 @@ after(async () => {
 function spawnRole(role: 'worker' | 'deliverer') {
   const child = spawn(process.execPath, [BIN, 'serve', '--role', role], {
     env: {
-      ...process.env, DATABASE_URL: api.databaseUrl, DATA_DIR: api.dataDir, LOG_LEVEL: 'info', ATELIER_ALLOW_PRIVATE_URLS: '1',
+      ...process.env, ...knownBlobEnv(api.dataDir), DATABASE_URL: api.databaseUrl, DATA_DIR: api.dataDir, LOG_LEVEL: 'info', ATELIER_ALLOW_PRIVATE_URLS: '1',
       ATELIER_RUN_LEASE_SECONDS: '2', ATELIER_SWEEP_INTERVAL_MS: '200', ATELIER_WORKER_CONCURRENCY: '2',
       ATELIER_WEBHOOK_TIMEOUT_MS: '1000', ATELIER_WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1',
     },

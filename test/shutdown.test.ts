@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import { BIN } from './helpers/cli.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { waitForStatus } from './helpers/poll.js';
+import { knownBlobEnv } from './helpers/s3.js';
 
 // Graceful stop of separate processes sharing one database with this API-only process.
 let api: TestServer;
@@ -19,7 +20,7 @@ after(async () => {
 
 function serve(role: string, env: Record<string, string>) {
   const child = spawn(process.execPath, [BIN, 'serve', '--role', role, '--port', '0'], {
-    env: { ...process.env, DATABASE_URL: api.databaseUrl, DATA_DIR: api.dataDir, LOG_LEVEL: 'info', ATELIER_SWEEP_INTERVAL_MS: '200', ATELIER_WORKER_CONCURRENCY: '1', ...env },
+    env: { ...process.env, ...knownBlobEnv(api.dataDir), DATABASE_URL: api.databaseUrl, DATA_DIR: api.dataDir, LOG_LEVEL: 'info', ATELIER_SWEEP_INTERVAL_MS: '200', ATELIER_WORKER_CONCURRENCY: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -8,6 +8,7 @@ import { startReceiver } from './helpers/receiver.js';
 import { waitForStatus } from './helpers/poll.js';
 import { BIN, runCli } from './helpers/cli.js';
 import { slowRunBody } from './helpers/slowRun.js';
+import { knownBlobEnv } from './helpers/s3.js';
 
 let srv: TestServer;
 let rx: Awaited<ReturnType<typeof startReceiver>>;
@@ -158,7 +159,7 @@ describe('delivery', () => {
 
   test('two more deliverer processes never send one attempt twice, and keep per-run order', async () => {
     const deliverers = [1, 2].map(() => spawn(process.execPath, [BIN, 'serve', '--role', 'deliverer'], {
-      env: { ...process.env, DATABASE_URL: srv.databaseUrl, DATA_DIR: srv.dataDir, LOG_LEVEL: 'silent', ATELIER_ALLOW_PRIVATE_URLS: '1', ATELIER_WEBHOOK_RETRY_SCHEDULE: '0,1' },
+      env: { ...process.env, ...knownBlobEnv(srv.dataDir), DATABASE_URL: srv.databaseUrl, DATA_DIR: srv.dataDir, LOG_LEVEL: 'silent', ATELIER_ALLOW_PRIVATE_URLS: '1', ATELIER_WEBHOOK_RETRY_SCHEDULE: '0,1' },
       stdio: 'ignore',
     }));
     try {

@@ -39,6 +39,12 @@ export interface EngineContext {
 export interface FileOutput {
   kind: 'file';
   data: Buffer;
+  /**
+   * Optional: the output's bytes are in this file (in the run's tmpDir), and the runner streams them to the
+   * artifact store from there without reading them into memory (large videos). `data` is then only read by
+   * callers that want the bytes in memory (tests).
+   */
+  path?: string;
   contentType: string;
   /** Suggested download name, e.g. "speech.wav". */
   filename?: string;

@@ -16,7 +16,7 @@ export function ownFileResolver(files: FileService, accountId: string, publicUrl
     const signed = await files.verify(id, url.searchParams.get('exp') ?? undefined, url.searchParams.get('sig') ?? undefined);
     if (!rec || (rec.accountId !== accountId && !signed)) throw new Error(`file ${id} was not found`);
     const chunks: Buffer[] = [];
-    for await (const chunk of files.open(rec)) chunks.push(chunk as Buffer);
+    for await (const chunk of await files.open(rec)) chunks.push(chunk as Buffer);
     return { bytes: Buffer.concat(chunks), contentType: rec.contentType };
   };
 }

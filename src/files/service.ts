@@ -1,10 +1,11 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Db, Queryable } from '../db/pool.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { FileOutput } from '../engines/types.js';
-import type { BlobStore } from './blobStore.js';
+import { BlobMissingError, type BlobStore } from './blobStore.js';
 import { signPath, verifySignedPath } from './signing.js';
 
 export interface FileRecord {
@@ -48,7 +49,11 @@ export class FileService {
   constructor(
     private readonly db: Db,
     readonly blobs: BlobStore,
-    private readonly opts: { publicUrl: () => string; retentionSeconds: number; urlTtlSeconds: number },
+    private readonly opts: {
+      publicUrl: () => string; retentionSeconds: number; urlTtlSeconds: number;
+      /** ATELIER_FILES_REDIRECT=presigned: signed downloads redirect to the store's own short-lived URL. */
+      redirect?: 'none' | 'presigned'; redirectTtlSeconds?: number;
+    },
   ) {}
 
   /** The URL-signing key, shared by every process through the database (created once). */
@@ -61,15 +66,17 @@ export class FileService {
 
   /** Stores an engine's file output for an account. The blob is written first; the row may be in the caller's transaction. */
   async save(tx: Queryable, accountId: string, out: FileOutput, runId: string | null): Promise<FileRecord> {
-    const sha = await this.blobs.put(out.data);
+    // An output written to a file (large media) streams to the store; it is never read into memory whole.
+    const put = async () => (out.path ? this.blobs.putStream(fs.createReadStream(out.path)) : { sha256: await this.blobs.put(out.data), bytes: out.data.length });
+    const { sha256: sha, bytes } = await put();
     const r = await tx.query(
       `INSERT INTO files (id, account_id, sha256, content_type, bytes, filename, width, height, duration_seconds, run_id, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $11::int > 0 THEN now() + make_interval(secs => $11) END) RETURNING *`,
-      [newId('file'), accountId, sha, out.contentType, out.data.length, out.filename ?? null, out.width ?? null, out.height ?? null,
+      [newId('file'), accountId, sha, out.contentType, bytes, out.filename ?? null, out.width ?? null, out.height ?? null,
         out.durationSeconds ?? null, runId, this.opts.retentionSeconds],
     );
     // A sweep may have removed an identical, expired blob between put() and the insert: put it back.
-    if (!(await this.blobs.has(sha))) await this.blobs.put(out.data);
+    if (!(await this.blobs.has(sha))) await put();
     return toRecord(r.rows[0]);
   }
 
@@ -107,8 +114,47 @@ export class FileService {
     return verifySignedPath(await this.key(), `/v1/files/${id}`, exp, sig, Math.floor(Date.now() / 1000));
   }
 
-  open(file: FileRecord, range?: { start: number; end: number }): Readable {
-    return this.blobs.read(file.sha256, range);
+  /** The file's bytes (or an inclusive range of them); NOT_FOUND when the store lost the blob (doctor reports it). */
+  async open(file: FileRecord, range?: { start: number; end: number }): Promise<Readable> {
+    try {
+      return await this.blobs.read(file.sha256, range);
+    } catch (err) {
+      if (err instanceof BlobMissingError) throw new AppError('NOT_FOUND', 'the file\'s content is missing from the artifact store');
+      throw err;
+    }
+  }
+
+  /**
+   * With ATELIER_FILES_REDIRECT=presigned and a store that can make one: a short-lived URL of the object
+   * itself (never outliving the file's own expiry), else undefined.
+   */
+  async directUrl(file: FileRecord): Promise<string | undefined> {
+    if (this.opts.redirect !== 'presigned' || !this.blobs.directUrl) return undefined;
+    let ttl = this.opts.redirectTtlSeconds ?? 300;
+    if (file.expiresAt) ttl = Math.min(ttl, Math.floor((file.expiresAt.getTime() - Date.now()) / 1000));
+    if (ttl < 1) return undefined;
+    const disposition = file.filename ? `inline; filename="${file.filename.replace(/[^\x20-\x7e]|["\\]/g, '_')}"` : undefined;
+    return this.blobs.directUrl(file.sha256, { expiresInSeconds: ttl, contentType: file.contentType, ...(disposition ? { contentDisposition: disposition } : {}) });
+  }
+
+  /**
+   * Metadata rows whose blob the store does not have (up to `limit` distinct blobs are checked, newest first):
+   * what `atelier doctor` reports as missing artifacts.
+   */
+  async missingBlobs(limit = 10_000): Promise<Array<{ sha256: string; files: string[]; accountId: string }>> {
+    const rows = (await this.db.query(
+      `SELECT sha256, array_agg(id ORDER BY id) AS ids, min(account_id) AS account_id, max(created_at) AS newest FROM files
+        WHERE expires_at IS NULL OR expires_at > now() GROUP BY sha256 ORDER BY newest DESC LIMIT $1`, [limit],
+    )).rows as Array<{ sha256: string; ids: string[]; account_id: string }>;
+    const missing: Array<{ sha256: string; files: string[]; accountId: string }> = [];
+    for (let i = 0; i < rows.length; i += 16) {
+      const batch = rows.slice(i, i + 16);
+      const present = await Promise.all(batch.map((r) => this.blobs.has(r.sha256)));
+      batch.forEach((r, j) => {
+        if (!present[j]) missing.push({ sha256: r.sha256, files: r.ids, accountId: r.account_id });
+      });
+    }
+    return missing;
   }
 
   /** Deletes expired rows, then blobs no row refers to any more. Returns counts. */

@@ -1,4 +1,5 @@
 import type { Db } from '../db/pool.js';
+import type { FileService } from '../files/service.js';
 import { CHECKS, LIVE_JOBS, type CheckId } from './doctorChecks.js';
 
 export interface Finding {
@@ -19,7 +20,7 @@ export interface DoctorReport {
 }
 
 /** Runs every check over one consistent snapshot of the database; reads only. */
-export async function runDoctor(db: Db, opts: { stuckAfterSeconds: number }): Promise<DoctorReport> {
+export async function runDoctor(db: Db, opts: { stuckAfterSeconds: number; files?: FileService }): Promise<DoctorReport> {
   const client = await db.pool.connect();
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -36,6 +37,12 @@ export async function runDoctor(db: Db, opts: { stuckAfterSeconds: number }): Pr
       checks.push({ id: check.id, title: check.title, passes: check.passes, findings: found.length });
     }
     await client.query('COMMIT');
+    if (opts.files) {
+      // Outside the snapshot: it asks the artifact store (a folder or a bucket) about every live file's blob.
+      const found = (await opts.files.missingBlobs()).map((m) => describe('missing_blobs', { sha256: m.sha256, file_ids: m.files, account_id: m.accountId, store: opts.files!.blobs.where }));
+      findings.push(...found);
+      checks.push({ id: 'missing_blobs', title: 'artifact blobs', passes: 'every live file row has its bytes in the artifact store', findings: found.length });
+    }
     return {
       ok: findings.length === 0,
       checkedAt: new Date().toISOString(),
@@ -88,6 +95,8 @@ export function describe(check: CheckId, d: Record<string, any>): Finding {
       return { check, subject: d.run_id, message: `${d.status} ${d.kind} run: ${d.reason}`, details: d };
     case 'unfinished_workflows':
       return { check, subject: d.run_id, message: `still ${d.status} though all ${d.nodes} node(s) ended ${d.ended_seconds_ago} s ago`, details: d };
+    case 'missing_blobs':
+      return { check, subject: d.file_ids.join(', '), message: `the artifact store (${d.store}) has no blob ${d.sha256} for ${d.file_ids.length} file row(s) of account ${d.account_id}`, details: d };
     case 'stalled_deliveries':
       return { check, subject: d.delivery_id, message: `event ${d.event_id} of run ${d.run_id} has been due for ${d.due_seconds_ago} s with no deliverer sending it (${d.attempts} attempt(s) so far)`, details: d };
   }

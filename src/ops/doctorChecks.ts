@@ -5,7 +5,7 @@
  * should be moving counts as stuck (the sweeper's own backstops act well within it).
  */
 
-export type CheckId = 'ledger_sums' | 'open_reservations' | 'double_charges' | 'stuck_runs' | 'unfinished_workflows' | 'stalled_deliveries';
+export type CheckId = 'ledger_sums' | 'open_reservations' | 'double_charges' | 'stuck_runs' | 'unfinished_workflows' | 'stalled_deliveries' | 'missing_blobs';
 
 export interface CheckDef {
   id: CheckId;

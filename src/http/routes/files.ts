@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { AppError } from '../../errors.js';
+import { Readable } from 'node:stream';
 
 /** Parses a single `bytes=a-b` range against a size; undefined for no/unsupported range, null if unsatisfiable. */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | undefined | null {
@@ -32,7 +33,8 @@ export async function fileRoutes(app: FastifyInstance, { services }: { services:
     config: { auth: 'optional' },
     schema: {
       tags: ['files'], summary: 'Download an artifact',
-      description: 'Authenticated with the owner\'s API key, or with the exp and sig of a signed URL from a run output.',
+      description: 'Authenticated with the owner\'s API key, or with the exp and sig of a signed URL from a run output. Supports a single byte range (206). '
+        + 'When the operator sets ATELIER_FILES_REDIRECT=presigned, a signed-URL download answers 302 with a Location of a short-lived presigned URL of the object store.',
       params: Type.Object({ fileId: Type.String({ maxLength: 100 }) }),
       querystring: Type.Object({ exp: Type.Optional(Type.String({ maxLength: 20 })), sig: Type.Optional(Type.String({ maxLength: 100 })) }),
     },
@@ -49,6 +51,12 @@ export async function fileRoutes(app: FastifyInstance, { services }: { services:
       if (!file) throw new AppError('NOT_FOUND', 'file not found');
     } else throw new AppError('UNAUTHORIZED', 'Missing API key: send Authorization: Bearer gx_… or use a signed file URL');
 
+    // ATELIER_FILES_REDIRECT=presigned: a signed link is answered by the object store itself (ranges included).
+    if (!req.principal) {
+      const direct = await services.files.directUrl(file);
+      if (direct) return reply.header('Cache-Control', 'no-store').redirect(direct, 302);
+    }
+
     reply.header('Accept-Ranges', 'bytes');
     // An unsatisfiable range answers the JSON error body: none of the file's own headers (type, name) apply to it.
     const range = parseRange(req.headers.range, file.bytes);
@@ -60,12 +68,15 @@ export async function fileRoutes(app: FastifyInstance, { services }: { services:
     reply.type(file.contentType);
     if (file.filename) reply.header('Content-Disposition', `inline; filename="${file.filename.replace(/["\\\r\n]/g, '_')}"`);
     if (range) {
+      // The store reads only these bytes (S3: a ranged GET); HEAD reads none (Fastify would drain a real stream).
+      const body = req.method === 'HEAD' ? Readable.from([]) : await services.files.open(file, range);
       reply.code(206);
       reply.header('Content-Range', `bytes ${range.start}-${range.end}/${file.bytes}`);
       reply.header('Content-Length', String(range.end - range.start + 1));
-      return reply.send(services.files.open(file, range));
+      return reply.send(body);
     }
+    const body = req.method === 'HEAD' ? Readable.from([]) : await services.files.open(file);
     reply.header('Content-Length', String(file.bytes));
-    return reply.send(services.files.open(file));
+    return reply.send(body);
   });
 }

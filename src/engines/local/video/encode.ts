@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { EngineError, type FileOutput } from '../../types.js';
@@ -32,15 +33,20 @@ export function fitFilter(w: number, h: number, mode: 'contain' | 'cover' = 'con
     : `scale=${w}:${h}:force_original_aspect_ratio=decrease,pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2:color=${pad},setsar=1`;
 }
 
-/** Reads an engine's output file back, checks that it decodes, and describes it for the run record. */
+/**
+ * Checks that an engine's output file decodes and describes it for the run record. The bytes stay in the file:
+ * the runner streams them to the artifact store (`path`); `data` reads them only when someone asks (tests).
+ */
 export async function fileOutput(file: string, contentType: string, filename: string, signal?: AbortSignal): Promise<FileOutput> {
-  const data = await fs.readFile(file).catch(() => undefined);
-  if (!data || data.length === 0) throw new EngineError(`ffmpeg wrote no ${path.extname(filename).slice(1) || 'output'} file`);
+  const size = await fs.stat(file).then((s) => s.size, () => 0);
+  if (size === 0) throw new EngineError(`ffmpeg wrote no ${path.extname(filename).slice(1) || 'output'} file`);
   const isImage = contentType.startsWith('image/');
   // GIFs from the 4.1 build carry no duration in their header: decode them to measure it.
   const probe = await probeMedia(file, signal, { decodeForDuration: !isImage || contentType === 'image/gif' });
   if (!probe.video && !probe.audio) throw new EngineError('the output file does not decode');
-  const out: FileOutput = { kind: 'file', data, contentType, filename };
+  let data: Buffer | undefined;
+  const out = { kind: 'file', path: file, contentType, filename } as FileOutput;
+  Object.defineProperty(out, 'data', { enumerable: false, configurable: true, get: () => (data ??= readFileSync(file)) });
   if (probe.video) {
     out.width = probe.video.width;
     out.height = probe.video.height;
