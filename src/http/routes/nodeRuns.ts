@@ -57,7 +57,9 @@ export async function nodeRunRoutes(app: FastifyInstance, { services }: { servic
       reply.header('Preference-Applied', `wait=${wait}`);
       return reply.code(ended ? 200 : 202).send({ runId: view.id, ...view });
     }
-    return reply.code(202).send({ runId: run.id, status: run.status, estimatedCredits: Number(run.estimated_microcredits) });
+    // The first answer, also to a replay (api-decisions: same key + same body → the first answer again):
+    // every run is created QUEUED, whatever it has become since.
+    return reply.code(202).send({ runId: run.id, status: 'QUEUED', estimatedCredits: Number(run.estimated_microcredits) });
   });
 
   app.get('/v1/nodes/runs/:runId', {

@@ -52,7 +52,9 @@ export async function workflowRunRoutes(app: FastifyInstance, { services }: { se
       reply.header('Preference-Applied', `wait=${wait}`);
       return reply.code(['COMPLETED', 'FAILED', 'CANCELED'].includes(v.status) ? 200 : 202).send({ runId: v.id, ...v });
     }
-    return reply.code(202).send({ runId: run.id, status: run.status, estimatedCredits: Number(run.estimated_microcredits) });
+    // The first answer, also to a replay (api-decisions: same key + same body → the first answer again):
+    // every run is created QUEUED, whatever it has become since.
+    return reply.code(202).send({ runId: run.id, status: 'QUEUED', estimatedCredits: Number(run.estimated_microcredits) });
   });
 
   app.get('/v1/runs/:runId', {
