@@ -5,7 +5,7 @@ import { parseCancelAfter, parsePreferWait } from '../../runs/cancelAfter.js';
 import { nodeRunView } from '../../runs/view.js';
 import { principalOf } from '../plugins/auth.js';
 import { withErrors } from '../schemas/common.js';
-import { NodeRunSchema, RunCreatedSchema, WebhookConfigSchema } from '../schemas/runs.js';
+import { NodeRunCreated, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema } from '../schemas/runs.js';
 
 const RunIdParams = Type.Object({ runId: Type.String({ maxLength: 100 }) });
 const header = (req: FastifyRequest, name: string): string | undefined => {
@@ -33,7 +33,7 @@ export async function nodeRunRoutes(app: FastifyInstance, { services }: { servic
         'cancel-after': Type.Optional(Type.String()),
         prefer: Type.Optional(Type.String()),
       }),
-      response: withErrors({ 200: Type.Ref(NodeRunSchema), 202: Type.Union([Type.Ref(RunCreatedSchema), Type.Ref(NodeRunSchema)]) }, [403, 404, 409, 410, 413, 503]),
+      response: withErrors({ 200: NodeRunCreated, 202: Type.Union([Type.Ref(RunCreatedSchema), NodeRunCreated]) }, [403, 404, 409, 410, 413, 503]),
     },
   }, async (req, reply) => {
     const principal = principalOf(req);

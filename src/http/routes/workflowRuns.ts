@@ -5,7 +5,7 @@ import { parseCancelAfter, parsePreferWait } from '../../runs/cancelAfter.js';
 import { workflowRunView } from '../../workflows/runView.js';
 import { principalOf } from '../plugins/auth.js';
 import { withErrors } from '../schemas/common.js';
-import { RunCreatedSchema, WebhookConfigSchema, WorkflowRun } from '../schemas/runs.js';
+import { RunCreatedSchema, WebhookConfigSchema, WorkflowRun, WorkflowRunCreated } from '../schemas/runs.js';
 import { streamRunEvents } from './runEvents.js';
 
 const RunId = Type.Object({ runId: Type.String({ maxLength: 100 }) });
@@ -34,7 +34,7 @@ export async function workflowRunRoutes(app: FastifyInstance, { services }: { se
         webhook: Type.Optional(Type.Union([Type.Ref(WebhookConfigSchema), Type.Null()])),
       }, { additionalProperties: false }),
       headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()), 'cancel-after': Type.Optional(Type.String()), prefer: Type.Optional(Type.String()) }),
-      response: withErrors({ 200: Type.Ref(WorkflowRun), 202: Type.Union([Type.Ref(RunCreatedSchema), Type.Ref(WorkflowRun)]) }, [403, 404, 409, 503]),
+      response: withErrors({ 200: WorkflowRunCreated, 202: Type.Union([Type.Ref(RunCreatedSchema), WorkflowRunCreated]) }, [403, 404, 409, 413, 503]),
     },
   }, async (req, reply) => {
     const accountId = acct(req);
