@@ -4,6 +4,14 @@ import type { Services } from '../../services.js';
 import { principalOf } from '../plugins/auth.js';
 import { withErrors } from '../schemas/common.js';
 
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+const Delivery = Type.Object({
+  id: Type.String(), eventId: Type.String(), eventType: Type.String(), runId: Type.String(), url: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+  attempts: Type.Integer(), nextAttemptAt: NullableString, lastStatusCode: Type.Union([Type.Integer(), Type.Null()]), lastError: NullableString,
+  createdAt: Type.String({ format: 'date-time' }), deliveredAt: NullableString,
+  attemptLog: Type.Array(Type.Object({ attempt: Type.Integer(), statusCode: Type.Union([Type.Integer(), Type.Null()]), latencyMs: Type.Union([Type.Integer(), Type.Null()]), error: NullableString, createdAt: Type.String() })),
+});
 const Secret = Type.Object({ secret: Type.String({ description: 'whsec_ + base64 of 32 random bytes' }) });
 
 /** Webhook signing secret and the delivery log (api-decisions "Webhooks"). */
@@ -23,7 +31,7 @@ export async function webhookRoutes(app: FastifyInstance, { services }: { servic
         runId: Type.Optional(Type.String({ maxLength: 100 })), status: Type.Optional(Type.String({ maxLength: 20 })),
         cursor: Type.Optional(Type.String({ maxLength: 30 })), limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
       }),
-      response: withErrors({ 200: Type.Object({ items: Type.Array(Type.Object({}, { additionalProperties: true })), nextCursor: Type.Union([Type.String(), Type.Null()]) }) }),
+      response: withErrors({ 200: Type.Object({ items: Type.Array(Delivery), nextCursor: Type.Union([Type.String(), Type.Null()]) }) }),
     },
   }, async (req) => services.deliveries.list(principalOf(req).accountId, req.query as { runId?: string; status?: string; cursor?: string; limit: number }));
 

@@ -649,8 +649,15 @@ export interface components {
             message: string;
             code: string;
             traceId: string;
+            /** @description Each offending field, as body.input.prompt-style paths */
             details?: {
                 path: string;
+                message: string;
+            }[];
+            /** @description INVALID_GRAPH: what is wrong with which node */
+            nodeErrors?: {
+                nodeId: string;
+                port?: string;
                 message: string;
             }[];
         } & {
@@ -3244,7 +3251,26 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
-                            [key: string]: unknown;
+                            id: string;
+                            eventId: string;
+                            eventType: string;
+                            runId: string;
+                            url: string;
+                            status: "pending" | "delivered" | "failed";
+                            attempts: number;
+                            nextAttemptAt: string | null;
+                            lastStatusCode: number | null;
+                            lastError: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            deliveredAt: string | null;
+                            attemptLog: {
+                                attempt: number;
+                                statusCode: number | null;
+                                latencyMs: number | null;
+                                error: string | null;
+                                createdAt: string;
+                            }[];
                         }[];
                         nextCursor: string | null;
                     };
