@@ -80,3 +80,19 @@ describe('the OpenAPI document as third-party tools see it', () => {
     assert.ok(!/\bas\s+(unknown|any|never)\b|<any>/.test(fs.readFileSync(path.join(ROOT, 'examples/openapi-walkthrough.ts'), 'utf8')), 'no casts');
   });
 });
+
+test('the README and docs link only to files inside the repository, and docs/api.md lists every operation', () => {
+  for (const file of ['README.md', 'docs/api.md', 'docs/deploy.md', 'packages/sdk/README.md']) {
+    const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+    assert.ok(!/\.\.\/shared\//.test(text), `${file} points outside the repository`);
+    for (const m of text.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)) {
+      const target = m[1]!;
+      if (/^[a-z]+:/.test(target)) continue;
+      const resolved = path.resolve(path.dirname(path.join(ROOT, file)), target);
+      assert.ok(resolved.startsWith(`${ROOT}${path.sep}`), `${file} links outside the repository: ${target}`);
+      assert.ok(fs.existsSync(resolved), `${file} links to a missing file: ${target}`);
+    }
+  }
+  const api = fs.readFileSync(path.join(ROOT, 'docs/api.md'), 'utf8');
+  for (const id of Object.values(OPERATION_IDS)) assert.ok(api.includes(`\`${id}\``), `docs/api.md lists ${id}`);
+});

@@ -52,7 +52,7 @@ export const OPERATION_IDS: Record<string, string> = {
 
 const STATUS_TEXT: Record<string, string> = {
   200: 'OK', 201: 'Created', 202: 'Accepted: the run is queued (or, with Prefer: wait, still going)', 204: 'No Content', 206: 'Partial Content (a Range request)',
-  400: 'Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE …', 401: 'Missing, invalid, expired or revoked API key (or an invalid signed URL)',
+  400: 'Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES …', 401: 'Missing, invalid, expired or revoked API key (or an invalid signed URL)',
   403: 'Forbidden: not enough credits (INSUFFICIENT_CREDITS), or a system workflow cannot be changed', 404: 'Not found (or another account\'s)', 405: 'Method not allowed',
   409: 'Conflict: Idempotency-Key reused with another body, or a concurrent change', 410: 'The model is deprecated; the message names its replacement',
   413: 'Body over the size limit', 415: 'The body is not application/json', 416: 'Range not satisfiable', 429: 'Rate limited; retry after Retry-After seconds',
@@ -130,6 +130,16 @@ export function completeDocument(doc: Json, examples: Record<string, Record<stri
           for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] as const) res.headers[h] = headerRef(h);
         }
         if (status === '429' || status === '503') res.headers['Retry-After'] = headerRef('Retry-After');
+      }
+      if (key === 'POST /v1/nodes/{nodeType}/run' || key === 'POST /v1/runs') {
+        for (const s of ['200', '202']) {
+          op.responses[s].headers = {
+            ...op.responses[s].headers,
+            Location: { description: 'The run\'s URL', schema: { type: 'string' } },
+            'Idempotent-Replayed': { description: 'true when an earlier request with this Idempotency-Key created the run', schema: { type: 'string', const: 'true' } },
+            'Preference-Applied': { description: 'wait=N when Prefer: wait=N was honoured', schema: { type: 'string' } },
+          };
+        }
       }
       const example = id ? examples[id] : undefined;
       if (example) {

@@ -987,7 +987,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1089,7 +1089,7 @@ export interface operations {
                     "application/json": components["schemas"]["ModelEntry"][];
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1198,7 +1198,7 @@ export interface operations {
                     "application/json": components["schemas"]["ModelSearch"];
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1303,7 +1303,7 @@ export interface operations {
                     "application/json": components["schemas"]["ModelCatalog"];
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1440,7 +1440,7 @@ export interface operations {
                     "application/json": components["schemas"]["ModelSchema"];
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1564,7 +1564,7 @@ export interface operations {
                     "application/json": components["schemas"]["ModelPricing"];
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1700,7 +1700,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1867,7 +1867,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2017,7 +2017,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2141,7 +2141,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2252,6 +2252,12 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description The run's URL */
+                    Location?: string;
+                    /** @description true when an earlier request with this Idempotency-Key created the run */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description wait=N when Prefer: wait=N was honoured */
+                    "Preference-Applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2303,6 +2309,12 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description The run's URL */
+                    Location?: string;
+                    /** @description true when an earlier request with this Idempotency-Key created the run */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description wait=N when Prefer: wait=N was honoured */
+                    "Preference-Applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2319,7 +2331,7 @@ export interface operations {
                     });
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2521,7 +2533,7 @@ export interface operations {
                     "application/json": components["schemas"]["NodeRun"];
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2624,7 +2636,7 @@ export interface operations {
                     "application/json": components["schemas"]["NodeRun"];
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2731,7 +2743,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2847,7 +2859,7 @@ export interface operations {
                     "*/*": string;
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2977,7 +2989,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3068,7 +3080,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3159,7 +3171,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3276,7 +3288,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3370,7 +3382,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3481,7 +3493,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3594,7 +3606,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3793,7 +3805,7 @@ export interface operations {
                     "application/json": components["schemas"]["Workflow"];
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4037,7 +4049,7 @@ export interface operations {
                     "application/json": components["schemas"]["Workflow"];
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4231,7 +4243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Workflow"];
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4332,7 +4344,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4468,7 +4480,7 @@ export interface operations {
                     "application/json": components["schemas"]["Workflow"];
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4673,7 +4685,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4840,7 +4852,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5006,7 +5018,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5180,7 +5192,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5334,7 +5346,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5541,7 +5553,7 @@ export interface operations {
                     "application/json": components["schemas"]["Workflow"];
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5650,7 +5662,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5747,6 +5759,12 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description The run's URL */
+                    Location?: string;
+                    /** @description true when an earlier request with this Idempotency-Key created the run */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description wait=N when Prefer: wait=N was honoured */
+                    "Preference-Applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5763,6 +5781,12 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description The run's URL */
+                    Location?: string;
+                    /** @description true when an earlier request with this Idempotency-Key created the run */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description wait=N when Prefer: wait=N was honoured */
+                    "Preference-Applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5779,7 +5803,7 @@ export interface operations {
                     });
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5982,7 +6006,7 @@ export interface operations {
                     "application/json": components["schemas"]["WorkflowRun"];
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6091,7 +6115,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6207,7 +6231,7 @@ export interface operations {
                     "application/json": components["schemas"]["WorkflowRun"];
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6318,7 +6342,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6430,7 +6454,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6566,7 +6590,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, INPUT_TOO_LARGE … */
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
