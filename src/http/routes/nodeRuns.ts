@@ -4,7 +4,7 @@ import type { Services } from '../../services.js';
 import { parseCancelAfter, parsePreferWait } from '../../runs/cancelAfter.js';
 import { nodeRunView } from '../../runs/view.js';
 import { principalOf } from '../plugins/auth.js';
-import { withErrors } from '../schemas/common.js';
+import { type TypedApp, withErrors } from '../schemas/common.js';
 import { NodeRunCreated, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema } from '../schemas/runs.js';
 
 const RunIdParams = Type.Object({ runId: Type.String({ maxLength: 100 }) });
@@ -14,7 +14,7 @@ const header = (req: FastifyRequest, name: string): string | undefined => {
 };
 
 /** Standalone model runs (spec 4.6 + api-decisions "Runs"). */
-export async function nodeRunRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export async function nodeRunRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
   const tags = ['nodes'];
   const runs = services.nodeRuns;
 
@@ -37,11 +37,11 @@ export async function nodeRunRoutes(app: FastifyInstance, { services }: { servic
     },
   }, async (req, reply) => {
     const principal = principalOf(req);
-    const body = req.body as { subModelId?: string | null; input?: object; webhook?: unknown };
+    const body = req.body;
     const wait = parsePreferWait(header(req, 'prefer'));
     const { run, replayed } = await runs.create({
       accountId: principal.accountId,
-      nodeType: (req.params as { nodeType: string }).nodeType,
+      nodeType: req.params.nodeType,
       subModelId: body.subModelId,
       input: body.input ?? {},
       webhook: body.webhook,
@@ -64,11 +64,11 @@ export async function nodeRunRoutes(app: FastifyInstance, { services }: { servic
 
   app.get('/v1/nodes/runs/:runId', {
     schema: { tags, summary: 'Get standalone model run status and output', params: RunIdParams, response: withErrors({ 200: Type.Ref(NodeRunSchema) }, [404]) },
-  }, async (req) => nodeRunView(services.files, await runs.get(principalOf(req).accountId, (req.params as { runId: string }).runId)));
+  }, async (req) => nodeRunView(services.files, await runs.get(principalOf(req).accountId, req.params.runId)));
 
   app.post('/v1/nodes/runs/:runId/cancel', {
     schema: { tags, summary: 'Cancel a standalone model run', params: RunIdParams, response: withErrors({ 200: Type.Ref(NodeRunSchema) }, [404]) },
-  }, async (req) => nodeRunView(services.files, await runs.cancel(principalOf(req).accountId, (req.params as { runId: string }).runId)));
+  }, async (req) => nodeRunView(services.files, await runs.cancel(principalOf(req).accountId, req.params.runId)));
 
   app.get('/v1/nodes/runs', {
     schema: {
@@ -77,7 +77,7 @@ export async function nodeRunRoutes(app: FastifyInstance, { services }: { servic
       response: withErrors({ 200: Type.Object({ items: Type.Array(Type.Ref(NodeRunSchema)), nextCursor: Type.Union([Type.String(), Type.Null()]) }) }),
     },
   }, async (req) => {
-    const { cursor, limit } = req.query as { cursor?: string; limit: number };
+    const { cursor, limit } = req.query;
     const page = await runs.list(principalOf(req).accountId, cursor, limit);
     return { items: await Promise.all(page.runs.map((r) => nodeRunView(services.files, r))), nextCursor: page.nextCursor };
   });

@@ -1,4 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 
 /** Shared response schemas. Every route lists ErrorResponse for its error statuses so OpenAPI stays true. */
 export const ErrorResponse = Type.Object(
@@ -21,3 +23,9 @@ export function withErrors(success: Record<number, TSchema>, extraStatuses: numb
   for (const s of [400, 401, 429, 500, ...extraStatuses]) out[s] = errorRef;
   return out;
 }
+
+/**
+ * The app as route plugins see it: with the TypeBox type provider, `req.body`, `req.query`, `req.params`
+ * and `req.headers` are typed from the route's schemas (no casts in handlers), and so are replies.
+ */
+export type TypedApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
