@@ -44,6 +44,9 @@ export class DeliveryService {
         `INSERT INTO webhook_deliveries (event_id, account_id, run_id, url, headers, status, next_attempt_at) VALUES ($1, $2, $3, $4, $5, 'pending', now()) RETURNING id`,
         [e.event_id, accountId, e.run_id, e.webhook.url, e.webhook.headers ?? null],
       )).rows[0];
+      // Deliveries of one run go out in order, so a replay waits behind the run's deliveries still retrying
+      // (a backoff of minutes). "Send again now" means now: those earlier ones come due at once too.
+      await tx.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE run_id = $1 AND account_id = $2 AND status = 'pending' AND id < $3 AND next_attempt_at > now()`, [e.run_id, accountId, d.id]);
       await notify(tx, CHANNELS.deliveries);
       return { deliveryId: String(d.id), eventId, status: 'pending' };
     });

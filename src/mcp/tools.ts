@@ -11,11 +11,14 @@ import { nodeRunView } from '../runs/view.js';
 import { workflowRunView } from '../workflows/runView.js';
 import { toolCall as runTool } from './result.js';
 import fastJson from 'fast-json-stringify';
-import { SearchResponse } from '../http/schemas/models.js';
+import { Type } from '@sinclair/typebox';
+import { ModelEntry, SearchResponse, SubModel } from '../http/schemas/models.js';
 
 // GET /v1/models/search is serialized by Fastify with fast-json-stringify over this schema (key order and
 // field set follow the schema), so compiling the same schema here makes search_models byte-identical (spec 4.5).
 const searchJson = fastJson(SearchResponse);
+// GET /v1/models likewise (its 200 schema is an array of ModelEntry), so list_node_types sends the same bytes.
+const modelListJson = fastJson(Type.Array(Type.Ref(ModelEntry)), { schema: JSON.parse(JSON.stringify({ ModelEntry, SubModel })) });
 
 // Open objects: model inputs are validated by the services against each model's own schema, which names
 // the offending field; duplicating that in zod would drift from the REST behaviour.
@@ -40,7 +43,7 @@ export function registerTools(server: McpServer, services: Services, principal: 
   server.registerTool('list_node_types', {
     description: 'List every model (node type) with its sub-models. Same JSON as GET /v1/models.',
     inputSchema: {},
-  }, () => toolCall(async () => catalog.models.map((m) => modelEntry(catalog, m))));
+  }, () => toolCall(async () => catalog.models.map((m) => modelEntry(catalog, m)), modelListJson));
 
   server.registerTool('get_model_schema', {
     description: 'Input schema of a model: pass a subModelId, or the nodeType of a model without sub-models. Same JSON as GET /v1/models/{modelId}/schema.',

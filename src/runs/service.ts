@@ -73,7 +73,7 @@ export class NodeRunService {
         if (existing) return { run: (await tx.query(q.RUN_BY_ID, [existing])).rows[0], replayed: true };
       }
       const run = (await tx.query(q.INSERT_RUN, [
-        runId, c.accountId, 'node', model.nodeType, resolved.subModelId ?? mode.subModelId, null, input, cost, webhook, c.cancelAfterSeconds ?? null, timeout,
+        runId, c.accountId, 'node', model.nodeType, resolved.subModelId, null, input, cost, webhook, c.cancelAfterSeconds ?? null, timeout,
       ])).rows[0];
       await this.queue.enqueueRun(tx, { runId, kind: 'node' }, timeout + 60, { stamped: true });
       // The reservation comes last: it locks the account's balance row, which every other create of this

@@ -23,6 +23,13 @@ export async function renderOutput(files: FileService, stored: StoredOutput | nu
       return view.url;
     }
     if (Array.isArray(v)) return Promise.all(v.map(render));
+    // A workflow run's outputs nest one level deeper ({ nodeId: { handle: [refs] } }): objects are walked too,
+    // so its run.completed event and SSE message carry the same signed URLs as GET /v1/runs/{id}.
+    if (typeof v === 'object' && v !== null) {
+      const o: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) o[k] = await render(x);
+      return o;
+    }
     return v;
   };
   const output: Record<string, unknown> = {};

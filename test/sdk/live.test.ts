@@ -79,7 +79,7 @@ describe('runs', () => {
     assert.equal(run.files.length, 1);
     assert.equal(run.files[0]!.contentType, 'audio/wav');
 
-    for (const source of [run.output!.result![0]!, run.files[0]!.id]) {
+    for (const source of [run.files[0]!.url, run.files[0]!.id]) {
       const file = await client.files.download(source);
       assert.equal(file.contentType, 'audio/wav');
       assert.equal(file.bytes.length, run.files[0]!.bytes);

@@ -1,3 +1,4 @@
+import type { Schemas } from './types-api.js';
 /** Shapes shared by several endpoints (api-decisions.md). Money is integer microcredits everywhere. */
 
 export type JsonObject = Record<string, unknown>;
@@ -13,26 +14,10 @@ export interface PageQuery {
   limit?: number;
 }
 
-export interface ErrorDetail {
-  path: string;
-  message: string;
-}
-
-export interface NodeError {
-  nodeId: string;
-  port?: string;
-  message: string;
-}
-
-/** The error body of every non-2xx answer. */
-export interface ErrorBody {
-  error: string;
-  message: string;
-  code: string;
-  traceId: string;
-  details?: ErrorDetail[];
-  nodeErrors?: NodeError[];
-}
+/** The error body of every non-2xx answer (generated from the OpenAPI document, see types-api.ts). */
+export type ErrorBody = Schemas['ErrorResponse'];
+export type ErrorDetail = NonNullable<ErrorBody['details']>[number];
+export type NodeError = NonNullable<ErrorBody['nodeErrors']>[number];
 
 export type EventType = 'run.started' | 'run.completed' | 'run.failed' | 'run.canceled' | 'node.completed' | 'node.failed';
 

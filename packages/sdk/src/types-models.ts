@@ -1,121 +1,28 @@
+import type { BodyOf, ResponseOf, Schemas } from './types-api.js';
 import type { JsonObject } from './types-common.js';
 
-export type ModelCategory = 'image' | 'video' | 'audio' | 'llm' | 'utility';
-
-export interface SubModel {
-  subModelId: string;
-  label: string;
-  category: string;
-}
-
+// Generated from the OpenAPI document (see types-api.ts); only PricingRule adds detail the document leaves open.
+export type SubModel = Schemas['SubModel'];
 /** An entry of `GET /v1/models`. */
-export interface ModelEntry {
-  nodeType: string;
-  name: string;
-  description: string;
-  category: ModelCategory;
-  icon: string;
-  accent: string;
-  subModels?: SubModel[];
-  available: boolean;
-  unavailableReason?: string;
-  provider: string;
-  deprecated?: boolean;
-  replacement?: string;
-}
-
-export interface SearchEntry {
-  modelId: string;
-  nodeType: string;
-  subModelId?: string;
-  name: string;
-  description: string;
-  available: boolean;
-}
-
+export type ModelEntry = Schemas['ModelEntry'];
+export type ModelCategory = ModelEntry['category'];
+export type ModelSearchResult = Schemas['ModelSearch'];
+export type SearchEntry = NonNullable<ModelSearchResult['modelCatalog']>[string][number];
 export type CategoryRole = 'GENERATE' | 'EDIT' | 'TRANSFORM' | 'TRANSCRIBE' | 'UNDERSTAND';
+export type ModelCatalog = Schemas['ModelCatalog'];
+export type ModelSchema = Schemas['ModelSchema'];
+export type ModelField = ModelSchema['fields'][number];
+export type ModelPricing = Schemas['ModelPricing'];
 
-export interface ModelSearchResult {
-  modelCatalog?: Record<string, SearchEntry[]>;
-  categoryRoles?: Record<string, CategoryRole | string>;
-  usage: string;
-  hint?: string;
-  noMatch?: string;
-  categoryRoleHints?: Record<string, string[]>;
-}
-
-export interface ModelCatalog {
-  total: number;
-  categories: { category: string; label: string; models: JsonObject[] }[];
-}
-
-export interface ModelField {
-  name: string;
-  type: string;
-  dataType: string;
-  required: boolean;
-  options: (string | number)[] | null;
-  default: unknown;
-  description: string;
-  showWhen: JsonObject | null;
-  placeholder: string | null;
-  min: number | null;
-  max: number | null;
-  maxLength: number | null;
-}
-
-export interface ModelSchema {
-  modelId: string;
-  nodeType: string;
-  subModelId: string | null;
-  name: string;
-  category: string;
-  description: string;
-  features: string[];
-  capabilities: JsonObject;
-  fields: ModelField[];
-  defaults: JsonObject;
-  outputs: { name: string; dataType: string }[];
-  jsonSchema: JsonObject;
-}
-
+/** The shapes `ModelPricing.rule` takes (narrow it with `rule.kind`). */
 export type PricingRule =
   | { kind: 'flat'; microcredits: number; multipliers?: { field: string; basisPoints: unknown }[] }
   | { kind: 'per_unit'; unit: string; microcreditsPerUnit: number; inputField?: string; defaultQuantity?: number; minimum?: number; multipliers?: { field: string; basisPoints: unknown }[] }
   | ({ kind: string } & JsonObject);
 
-export interface ModelPricing {
-  modelId: string;
-  nodeType: string;
-  subModelId: string | null;
-  unit: string;
-  rule: PricingRule;
-  summary: string;
-  examples: { input: JsonObject; microcredits: number }[];
-}
-
 /** One node to price: a model nodeType (or request/response) with its input values. */
-export interface EstimateNode {
-  type: string;
-  data?: JsonObject;
-  subModelId?: string | null;
-}
-
-export interface NodeEstimate {
-  estimates: { microcredits: number }[];
-  totalMicrocredits: number;
-}
-
-export interface WorkflowEstimate {
-  totalMicrocredits: number;
-  estimates: { microcredits: number }[];
-}
-
-export interface DeprecatedModel {
-  nodeType: string;
-  name: string;
-  category: string;
-  deprecatedAt: string;
-  replacement: string;
-  runCount: number;
-}
+export type EstimateNode = BodyOf<'estimates.workflow'>['nodes'][number];
+export type NodeEstimate = ResponseOf<'estimates.node', 200>;
+export type WorkflowEstimate = ResponseOf<'estimates.workflow', 200>;
+export type DeprecatedModel = ResponseOf<'models.deprecated', 200>['items'][number];
+export type DeprecatedRun = ResponseOf<'models.deprecatedRuns', 200>['items'][number];

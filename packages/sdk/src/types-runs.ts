@@ -1,84 +1,19 @@
+import type { Schemas } from './types-api.js';
 import type { EventType, JsonObject, WebhookConfig } from './types-common.js';
 
-export type RunStatus = 'QUEUED' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELED';
-export type NodeRunStatus = RunStatus | 'PENDING' | 'SKIPPED';
+// Records generated from the OpenAPI document (see types-api.ts); the rest are SDK call options.
+export type RunStatus = Schemas['NodeRun']['status'];
+export type NodeRunStatus = Schemas['WorkflowNodeRun']['status'];
 export const TERMINAL_STATUSES: readonly string[] = ['COMPLETED', 'FAILED', 'CANCELED'];
 
 /** The 202 answer of a create. */
-export interface RunCreated {
-  runId: string;
-  status: RunStatus;
-  estimatedCredits: number;
-}
-
-export interface FileView {
-  id: string;
-  /** Signed URL; works without an API key until it expires. */
-  url: string;
-  contentType: string;
-  bytes: number;
-  filename?: string;
-  width?: number;
-  height?: number;
-  durationSeconds?: number;
-}
-
-/** `GET /v1/nodes/runs/{runId}`. */
-export interface NodeRun {
-  runId?: string;
-  id: string;
-  nodeType: string;
-  subModelId: string | null;
-  status: RunStatus;
-  input: JsonObject;
-  /** `result`: file URLs (media models); `output`: text (text models). */
-  output: ({ result?: string[]; output?: string } & JsonObject) | null;
-  files: FileView[];
-  error: string | null;
-  userMessage: string | null;
-  creditUsed: number;
-  estimatedCredits: number;
-  progress?: number | null;
-  progressMessage?: string | null;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
-
-export interface WorkflowNodeRun {
-  nodeId: string;
-  nodeType: string;
-  subModelId: string | null;
-  status: NodeRunStatus;
-  cached: boolean;
-  input?: JsonObject | null;
-  output?: JsonObject | null;
-  logs?: unknown;
-  error: string | null;
-  startedAt: string | null;
-  finishedAt: string | null;
-  estimatedCredits: number;
-  actualCredits: number;
-}
-
+export type RunCreated = Schemas['RunCreated'];
+export type FileView = Schemas['FileView'];
+/** `GET /v1/nodes/runs/{runId}`. `output.result`: file URLs (media models); `output.output`: text (text models). */
+export type NodeRun = Schemas['NodeRun'];
+export type WorkflowNodeRun = Schemas['WorkflowNodeRun'];
 /** `GET /v1/runs/{runId}`. */
-export interface WorkflowRun {
-  runId?: string;
-  id: string;
-  status: RunStatus;
-  workflowId: string;
-  triggerRunId: string | null;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-  error: string | null;
-  context: unknown;
-  /** What reached the Response node, keyed by source node id and handle. */
-  outputs: JsonObject | null;
-  estimatedCredits: number;
-  actualCredits: number;
-  nodeRuns: WorkflowNodeRun[];
-}
+export type WorkflowRun = Schemas['WorkflowRun'];
 
 /** Options shared by both run creates; each maps to a header or a body field. */
 export interface RunOptions {

@@ -1,21 +1,9 @@
+import type { ResponseOf } from './types-api.js';
 import type { Transport } from './transport.js';
 import type { Page } from './types-common.js';
 
-export interface Delivery {
-  id: string;
-  eventId: string;
-  eventType: string;
-  runId: string;
-  url: string;
-  status: string;
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  createdAt: string;
-  deliveredAt: string | null;
-  attemptLog: unknown;
-}
+/** One webhook delivery with its attempts (generated from the OpenAPI document, see types-api.ts). */
+export type Delivery = ResponseOf<'webhooks.deliveries', 200>['items'][number];
 
 /** The account's signing secret and the delivery log. */
 export class WebhooksApi {

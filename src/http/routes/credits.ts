@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { balanceView } from '../../billing/balanceView.js';
 import { principalOf } from '../plugins/auth.js';
-import { withErrors } from '../schemas/common.js';
+import { type TypedApp, withErrors } from '../schemas/common.js';
 
 const BalanceResponse = Type.Object({
   availableBalance: Type.Integer({ description: 'Microcredits available to spend (ledger balance minus reservations)' }),
@@ -13,7 +13,7 @@ const BalanceResponse = Type.Object({
   reservedMicrocredits: Type.Integer({ description: 'Held by runs that have not finished yet' }),
 });
 
-export async function creditRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export async function creditRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
   app.get('/v1/credits/balance', {
     schema: { tags: ['credits'], summary: 'Get credit balance', response: withErrors({ 200: BalanceResponse }) },
   }, async (req) => balanceView(services, principalOf(req)));

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { principalOf } from '../plugins/auth.js';
-import { withErrors } from '../schemas/common.js';
+import { type TypedApp, withErrors } from '../schemas/common.js';
 
 const LegacyRun = Type.Object({
   id: Type.String(), status: Type.String(), input: Type.Unknown(), output: Type.Unknown(), creditUsed: Type.Integer(),
@@ -10,7 +10,7 @@ const LegacyRun = Type.Object({
 });
 
 /** Retired models and their legacy run history (spec 4.8). */
-export async function deprecatedRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export async function deprecatedRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
   const tags = ['deprecated'];
   app.get('/v1/nodes/deprecated-models', {
     schema: {
@@ -29,8 +29,8 @@ export async function deprecatedRoutes(app: FastifyInstance, { services }: { ser
       response: withErrors({ 200: Type.Object({ nodeType: Type.String(), items: Type.Array(LegacyRun), nextCursor: Type.Union([Type.String(), Type.Null()]) }) }, [404]),
     },
   }, async (req) => {
-    const { nodeType } = req.params as { nodeType: string };
-    const { cursor, limit } = req.query as { cursor?: string; limit: number };
+    const { nodeType } = req.params;
+    const { cursor, limit } = req.query;
     return services.legacy.runs(principalOf(req).accountId, nodeType, cursor, limit);
   });
 }

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { AppError } from '../../errors.js';
-import { estimateNodes, MAX_NODES, type EstimateNode as Node } from '../../catalog/estimate.js';
-import { withErrors } from '../schemas/common.js';
+import { estimateNodes, MAX_NODES } from '../../catalog/estimate.js';
+import { type TypedApp, withErrors } from '../schemas/common.js';
 import { Estimate, EstimateNode } from '../schemas/models.js';
 
 // No maxItems in the schema: more than MAX_NODES nodes is its own error code (TOO_MANY_NODES), not a schema failure.
@@ -18,14 +18,14 @@ const NodeEstimateBody = Type.Object({
 }, { description: 'Either { nodes: [{ type, data?, subModelId? }] } or one node as { nodeType, subModelId?, data? | input? }' });
 
 /** Cost estimates (spec 4.4, 4.6): the same pricing function that charges runs. */
-export async function estimateRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export async function estimateRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
   app.post('/v1/workflows/estimate-credits', {
     schema: {
       tags: ['workflows'], summary: 'Estimate workflow cost', body: NodesBody,
       response: withErrors({ 200: Type.Object({ totalMicrocredits: Type.Integer(), estimates: Type.Array(Estimate) }) }),
     },
   }, async (req) => {
-    const estimates = estimateNodes(services.catalog, (req.body as { nodes: Node[] }).nodes);
+    const estimates = estimateNodes(services.catalog, req.body.nodes);
     return { totalMicrocredits: estimates.reduce((s, e) => s + e.microcredits, 0), estimates };
   });
 
@@ -35,7 +35,7 @@ export async function estimateRoutes(app: FastifyInstance, { services }: { servi
       response: withErrors({ 200: Type.Object({ estimates: Type.Array(Estimate), totalMicrocredits: Type.Integer() }) }),
     },
   }, async (req) => {
-    const body = req.body as { nodes?: Node[]; nodeType?: string; subModelId?: string | null; data?: object; input?: object };
+    const body = req.body;
     let estimates;
     if (body.nodes !== undefined) {
       if (body.nodeType !== undefined) throw new AppError('VALIDATION_ERROR', 'give either nodes or nodeType, not both', { details: [{ path: 'body.nodeType', message: 'cannot be combined with nodes' }] });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
+import type { TypedApp } from '../schemas/common.js';
 import { AppError } from '../../errors.js';
 import { Readable } from 'node:stream';
 
@@ -28,7 +29,7 @@ export function parseRange(header: string | undefined, size: number): { start: n
  * Artifact downloads: to the owner's API key, or to anyone with a valid signed URL. Supports single byte
  * ranges so audio and video seek in players.
  */
-export async function fileRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export async function fileRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
   app.get('/v1/files/:fileId', {
     config: { auth: 'optional' },
     schema: {
@@ -41,8 +42,8 @@ export async function fileRoutes(app: FastifyInstance, { services }: { services:
   }, async (req, reply) => {
     // Stored bytes are served with the type they were stored under; a browser must not guess another (e.g. HTML).
     reply.header('X-Content-Type-Options', 'nosniff');
-    const { fileId } = req.params as { fileId: string };
-    const { exp, sig } = req.query as { exp?: string; sig?: string };
+    const { fileId } = req.params;
+    const { exp, sig } = req.query;
     let file;
     if (req.principal) file = await services.files.getOwned(fileId, req.principal.accountId);
     else if (exp !== undefined || sig !== undefined) {

@@ -4,10 +4,10 @@ import type { Services } from '../../services.js';
 import { AppError } from '../../errors.js';
 import { ledgerPage } from '../../billing/ledger.js';
 import { principalOf } from '../plugins/auth.js';
-import { withErrors } from '../schemas/common.js';
+import { type TypedApp, withErrors } from '../schemas/common.js';
 
 /** The account's ledger, newest first: every grant, reservation, capture and release. */
-export async function ledgerRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export async function ledgerRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
   app.get('/v1/credits/ledger', {
     schema: {
       tags: ['credits'], summary: 'List ledger entries, newest first',
@@ -23,7 +23,7 @@ export async function ledgerRoutes(app: FastifyInstance, { services }: { service
       }) }),
     },
   }, async (req) => {
-    const { cursor, limit } = req.query as { cursor?: string; limit: number };
+    const { cursor, limit } = req.query;
     if (cursor !== undefined && !/^\d{1,18}$/.test(cursor)) throw new AppError('VALIDATION_ERROR', 'cursor is not one this API returned', { details: [{ path: 'query.cursor', message: 'is invalid' }] });
     const rows = await ledgerPage(services.db, principalOf(req).accountId, cursor === undefined ? null : BigInt(cursor), limit + 1);
     const page = rows.slice(0, limit);

@@ -3,13 +3,13 @@ import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { catalogView, modelEntry, pricingView, schemaView } from '../../catalog/views.js';
 import { search } from '../../catalog/search.js';
-import { withErrors } from '../schemas/common.js';
+import { type TypedApp, withErrors } from '../schemas/common.js';
 import { CatalogResponse, ModelEntry, ModelPricing, ModelSchema, SearchResponse } from '../schemas/models.js';
 
 const ModelIdParams = Type.Object({ modelId: Type.String({ minLength: 1, maxLength: 100 }) });
 
 /** Model discovery (spec 4.5): list, search, catalog, per-model schema and pricing. */
-export async function modelRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export async function modelRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
   const { catalog } = services;
   const tags = ['models'];
 
@@ -29,7 +29,7 @@ export async function modelRoutes(app: FastifyInstance, { services }: { services
       querystring: Type.Object({ query: Type.Optional(Type.String({ maxLength: 200 })) }),
       response: withErrors({ 200: Type.Ref(SearchResponse) }),
     },
-  }, async (req) => search(catalog, (req.query as { query?: string }).query));
+  }, async (req) => search(catalog, req.query.query));
 
   app.get('/v1/models/catalog', {
     schema: { tags, summary: 'Catalog of models by category, with pricing summaries', response: withErrors({ 200: Type.Ref(CatalogResponse) }) },
@@ -37,9 +37,9 @@ export async function modelRoutes(app: FastifyInstance, { services }: { services
 
   app.get('/v1/models/:modelId/schema', {
     schema: { tags, summary: 'Input schema of a model', params: ModelIdParams, response: withErrors({ 200: Type.Ref(ModelSchema) }, [404]) },
-  }, async (req) => schemaView(catalog, catalog.resolveModelId((req.params as { modelId: string }).modelId)));
+  }, async (req) => schemaView(catalog, catalog.resolveModelId(req.params.modelId)));
 
   app.get('/v1/models/:modelId/pricing', {
     schema: { tags, summary: 'Pricing of a model', params: ModelIdParams, response: withErrors({ 200: Type.Ref(ModelPricing) }, [404]) },
-  }, async (req) => pricingView(catalog, catalog.resolveModelId((req.params as { modelId: string }).modelId)));
+  }, async (req) => pricingView(catalog, catalog.resolveModelId(req.params.modelId)));
 }

@@ -4,8 +4,8 @@ import type { Services } from '../../services.js';
 import { parseCancelAfter, parsePreferWait } from '../../runs/cancelAfter.js';
 import { nodeRunView } from '../../runs/view.js';
 import { principalOf } from '../plugins/auth.js';
-import { withErrors } from '../schemas/common.js';
-import { NodeRunSchema, RunCreatedSchema, WebhookConfigSchema } from '../schemas/runs.js';
+import { type TypedApp, withErrors } from '../schemas/common.js';
+import { NodeRunCreated, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema } from '../schemas/runs.js';
 
 const RunIdParams = Type.Object({ runId: Type.String({ maxLength: 100 }) });
 const header = (req: FastifyRequest, name: string): string | undefined => {
@@ -14,7 +14,7 @@ const header = (req: FastifyRequest, name: string): string | undefined => {
 };
 
 /** Standalone model runs (spec 4.6 + api-decisions "Runs"). */
-export async function nodeRunRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export async function nodeRunRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
   const tags = ['nodes'];
   const runs = services.nodeRuns;
 
@@ -33,15 +33,15 @@ export async function nodeRunRoutes(app: FastifyInstance, { services }: { servic
         'cancel-after': Type.Optional(Type.String()),
         prefer: Type.Optional(Type.String()),
       }),
-      response: withErrors({ 200: Type.Ref(NodeRunSchema), 202: Type.Union([Type.Ref(RunCreatedSchema), Type.Ref(NodeRunSchema)]) }, [403, 404, 409, 410, 413, 503]),
+      response: withErrors({ 200: NodeRunCreated, 202: Type.Union([Type.Ref(RunCreatedSchema), NodeRunCreated]) }, [403, 404, 409, 410, 413, 503]),
     },
   }, async (req, reply) => {
     const principal = principalOf(req);
-    const body = req.body as { subModelId?: string | null; input?: object; webhook?: unknown };
+    const body = req.body;
     const wait = parsePreferWait(header(req, 'prefer'));
     const { run, replayed } = await runs.create({
       accountId: principal.accountId,
-      nodeType: (req.params as { nodeType: string }).nodeType,
+      nodeType: req.params.nodeType,
       subModelId: body.subModelId,
       input: body.input ?? {},
       webhook: body.webhook,
@@ -57,16 +57,18 @@ export async function nodeRunRoutes(app: FastifyInstance, { services }: { servic
       reply.header('Preference-Applied', `wait=${wait}`);
       return reply.code(ended ? 200 : 202).send({ runId: view.id, ...view });
     }
-    return reply.code(202).send({ runId: run.id, status: run.status, estimatedCredits: Number(run.estimated_microcredits) });
+    // The first answer, also to a replay (api-decisions: same key + same body → the first answer again):
+    // every run is created QUEUED, whatever it has become since.
+    return reply.code(202).send({ runId: run.id, status: 'QUEUED', estimatedCredits: Number(run.estimated_microcredits) });
   });
 
   app.get('/v1/nodes/runs/:runId', {
     schema: { tags, summary: 'Get standalone model run status and output', params: RunIdParams, response: withErrors({ 200: Type.Ref(NodeRunSchema) }, [404]) },
-  }, async (req) => nodeRunView(services.files, await runs.get(principalOf(req).accountId, (req.params as { runId: string }).runId)));
+  }, async (req) => nodeRunView(services.files, await runs.get(principalOf(req).accountId, req.params.runId)));
 
   app.post('/v1/nodes/runs/:runId/cancel', {
     schema: { tags, summary: 'Cancel a standalone model run', params: RunIdParams, response: withErrors({ 200: Type.Ref(NodeRunSchema) }, [404]) },
-  }, async (req) => nodeRunView(services.files, await runs.cancel(principalOf(req).accountId, (req.params as { runId: string }).runId)));
+  }, async (req) => nodeRunView(services.files, await runs.cancel(principalOf(req).accountId, req.params.runId)));
 
   app.get('/v1/nodes/runs', {
     schema: {
@@ -75,7 +77,7 @@ export async function nodeRunRoutes(app: FastifyInstance, { services }: { servic
       response: withErrors({ 200: Type.Object({ items: Type.Array(Type.Ref(NodeRunSchema)), nextCursor: Type.Union([Type.String(), Type.Null()]) }) }),
     },
   }, async (req) => {
-    const { cursor, limit } = req.query as { cursor?: string; limit: number };
+    const { cursor, limit } = req.query;
     const page = await runs.list(principalOf(req).accountId, cursor, limit);
     return { items: await Promise.all(page.runs.map((r) => nodeRunView(services.files, r))), nextCursor: page.nextCursor };
   });

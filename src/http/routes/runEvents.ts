@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
+import type { TypedApp } from '../schemas/common.js';
 import { CHANNELS } from '../../db/notifier.js';
 import { principalOf } from '../plugins/auth.js';
 
@@ -65,7 +66,7 @@ export async function streamRunEvents(services: Services, req: FastifyRequest, r
   pump();
 }
 
-export async function runEventRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export async function runEventRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
   app.addHook('preClose', async () => {
     for (const close of [...streamsOf(services)]) close();
   });
@@ -77,7 +78,7 @@ export async function runEventRoutes(app: FastifyInstance, { services }: { servi
       produces: ['text/event-stream'],
     },
   }, async (req, reply) => {
-    const { runId } = req.params as { runId: string };
+    const { runId } = req.params;
     await services.nodeRuns.get(principalOf(req).accountId, runId);
     await streamRunEvents(services, req, reply, runId);
   });

@@ -2,12 +2,20 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { principalOf } from '../plugins/auth.js';
-import { withErrors } from '../schemas/common.js';
+import { type TypedApp, withErrors } from '../schemas/common.js';
 
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+const Delivery = Type.Object({
+  id: Type.String(), eventId: Type.String(), eventType: Type.String(), runId: Type.String(), url: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+  attempts: Type.Integer(), nextAttemptAt: NullableString, lastStatusCode: Type.Union([Type.Integer(), Type.Null()]), lastError: NullableString,
+  createdAt: Type.String({ format: 'date-time' }), deliveredAt: NullableString,
+  attemptLog: Type.Array(Type.Object({ attempt: Type.Integer(), statusCode: Type.Union([Type.Integer(), Type.Null()]), latencyMs: Type.Union([Type.Integer(), Type.Null()]), error: NullableString, createdAt: Type.String() })),
+});
 const Secret = Type.Object({ secret: Type.String({ description: 'whsec_ + base64 of 32 random bytes' }) });
 
 /** Webhook signing secret and the delivery log (api-decisions "Webhooks"). */
-export async function webhookRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export async function webhookRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
   const tags = ['webhooks'];
   app.get('/v1/webhooks/secret', { schema: { tags, summary: 'Get the webhook signing secret', response: withErrors({ 200: Secret }) } },
     async (req) => ({ secret: await services.webhookSecrets.current(principalOf(req).accountId) }));
@@ -23,9 +31,9 @@ export async function webhookRoutes(app: FastifyInstance, { services }: { servic
         runId: Type.Optional(Type.String({ maxLength: 100 })), status: Type.Optional(Type.String({ maxLength: 20 })),
         cursor: Type.Optional(Type.String({ maxLength: 30 })), limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
       }),
-      response: withErrors({ 200: Type.Object({ items: Type.Array(Type.Object({}, { additionalProperties: true })), nextCursor: Type.Union([Type.String(), Type.Null()]) }) }),
+      response: withErrors({ 200: Type.Object({ items: Type.Array(Delivery), nextCursor: Type.Union([Type.String(), Type.Null()]) }) }),
     },
-  }, async (req) => services.deliveries.list(principalOf(req).accountId, req.query as { runId?: string; status?: string; cursor?: string; limit: number }));
+  }, async (req) => services.deliveries.list(principalOf(req).accountId, req.query));
 
   app.post('/v1/webhooks/deliveries/:eventId/replay', {
     schema: {
@@ -33,5 +41,5 @@ export async function webhookRoutes(app: FastifyInstance, { services }: { servic
       params: Type.Object({ eventId: Type.String({ maxLength: 100 }) }),
       response: withErrors({ 202: Type.Object({ deliveryId: Type.String(), eventId: Type.String(), status: Type.String() }) }, [404]),
     },
-  }, async (req, reply) => reply.code(202).send(await services.deliveries.replay(principalOf(req).accountId, (req.params as { eventId: string }).eventId)));
+  }, async (req, reply) => reply.code(202).send(await services.deliveries.replay(principalOf(req).accountId, req.params.eventId)));
 }

@@ -4,8 +4,8 @@ import type { Services } from '../../services.js';
 import { parseCancelAfter, parsePreferWait } from '../../runs/cancelAfter.js';
 import { workflowRunView } from '../../workflows/runView.js';
 import { principalOf } from '../plugins/auth.js';
-import { withErrors } from '../schemas/common.js';
-import { RunCreatedSchema, WebhookConfigSchema, WorkflowRun } from '../schemas/runs.js';
+import { type TypedApp, withErrors } from '../schemas/common.js';
+import { RunCreatedSchema, WebhookConfigSchema, WorkflowRun, WorkflowRunCreated } from '../schemas/runs.js';
 import { streamRunEvents } from './runEvents.js';
 
 const RunId = Type.Object({ runId: Type.String({ maxLength: 100 }) });
@@ -15,7 +15,7 @@ const header = (req: FastifyRequest, name: string): string | undefined => {
 };
 
 /** Workflow runs (spec 4.3), the node cache (DELETE …/cache) and system workflows. */
-export async function workflowRunRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export async function workflowRunRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
   const tags = ['runs'];
   const runs = services.workflowRuns;
   const acct = (req: FastifyRequest) => principalOf(req).accountId;
@@ -34,11 +34,11 @@ export async function workflowRunRoutes(app: FastifyInstance, { services }: { se
         webhook: Type.Optional(Type.Union([Type.Ref(WebhookConfigSchema), Type.Null()])),
       }, { additionalProperties: false }),
       headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()), 'cancel-after': Type.Optional(Type.String()), prefer: Type.Optional(Type.String()) }),
-      response: withErrors({ 200: Type.Ref(WorkflowRun), 202: Type.Union([Type.Ref(RunCreatedSchema), Type.Ref(WorkflowRun)]) }, [403, 404, 409, 503]),
+      response: withErrors({ 200: WorkflowRunCreated, 202: Type.Union([Type.Ref(RunCreatedSchema), WorkflowRunCreated]) }, [403, 404, 409, 413, 503]),
     },
   }, async (req, reply) => {
     const accountId = acct(req);
-    const body = req.body as { workflowId: string; values?: object; webhook?: unknown };
+    const body = req.body;
     const wait = parsePreferWait(header(req, 'prefer'));
     const { run, replayed } = await runs.create({
       accountId, workflowId: body.workflowId, values: body.values, webhook: body.webhook,
@@ -52,7 +52,9 @@ export async function workflowRunRoutes(app: FastifyInstance, { services }: { se
       reply.header('Preference-Applied', `wait=${wait}`);
       return reply.code(['COMPLETED', 'FAILED', 'CANCELED'].includes(v.status) ? 200 : 202).send({ runId: v.id, ...v });
     }
-    return reply.code(202).send({ runId: run.id, status: run.status, estimatedCredits: Number(run.estimated_microcredits) });
+    // The first answer, also to a replay (api-decisions: same key + same body → the first answer again):
+    // every run is created QUEUED, whatever it has become since.
+    return reply.code(202).send({ runId: run.id, status: 'QUEUED', estimatedCredits: Number(run.estimated_microcredits) });
   });
 
   app.get('/v1/runs/:runId', {
@@ -61,7 +63,7 @@ export async function workflowRunRoutes(app: FastifyInstance, { services }: { se
       querystring: Type.Object({ inDetails: Type.Boolean({ default: true, description: 'false omits node runs\' input and output' }) }),
       response: withErrors({ 200: Type.Ref(WorkflowRun) }, [404]),
     },
-  }, async (req) => view(acct(req), (req.params as { runId: string }).runId, (req.query as { inDetails: boolean }).inDetails));
+  }, async (req) => view(acct(req), req.params.runId, req.query.inDetails));
 
   app.post('/v1/runs/batch', {
     schema: {
@@ -70,7 +72,7 @@ export async function workflowRunRoutes(app: FastifyInstance, { services }: { se
       response: withErrors({ 200: Type.Object({ runs: Type.Array(Type.Ref(WorkflowRun)) }) }),
     },
   }, async (req) => {
-    const found = await runs.batch(acct(req), (req.body as { ids: string[] }).ids);
+    const found = await runs.batch(acct(req), req.body.ids);
     return { runs: await Promise.all(found.filter((f) => f.run.kind === 'workflow').map((f) => workflowRunView(services.files, f.run, f.nodes))) };
   });
 
@@ -85,7 +87,7 @@ export async function workflowRunRoutes(app: FastifyInstance, { services }: { se
     },
   }, async (req) => {
     const accountId = acct(req);
-    const page = await runs.list(accountId, req.query as never);
+    const page = await runs.list(accountId, req.query);
     const nodes = (await services.db.query(`SELECT * FROM node_runs WHERE run_id = ANY($1)`, [page.runs.map((r) => r.id)])).rows;
     return {
       items: await Promise.all(page.runs.map((r) => workflowRunView(services.files, r, nodes.filter((n) => n.run_id === r.id), { details: false }))),
@@ -96,7 +98,7 @@ export async function workflowRunRoutes(app: FastifyInstance, { services }: { se
   app.post('/v1/runs/:runId/cancel', {
     schema: { tags, summary: 'Cancel a workflow run', params: RunId, response: withErrors({ 200: Type.Ref(WorkflowRun) }, [404]) },
   }, async (req) => {
-    const { runId } = req.params as { runId: string };
+    const { runId } = req.params;
     await runs.cancel(acct(req), runId);
     return view(acct(req), runId);
   });
@@ -104,7 +106,7 @@ export async function workflowRunRoutes(app: FastifyInstance, { services }: { se
   app.get('/v1/runs/:runId/events', {
     schema: { tags, summary: 'Stream a workflow run\'s events (Server-Sent Events)', params: RunId, produces: ['text/event-stream'] },
   }, async (req, reply) => {
-    const { runId } = req.params as { runId: string };
+    const { runId } = req.params;
     await runs.get(acct(req), runId);
     await streamRunEvents(services, req, reply, runId);
   });
@@ -114,7 +116,7 @@ export async function workflowRunRoutes(app: FastifyInstance, { services }: { se
       tags: ['workflows'], summary: 'Clear the node cache of a workflow', params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
       response: withErrors({ 200: Type.Object({ workflowId: Type.String(), cleared: Type.Integer() }) }, [404]),
     },
-  }, async (req) => services.workflows.clearCache(acct(req), (req.params as { id: string }).id));
+  }, async (req) => services.workflows.clearCache(acct(req), req.params.id));
 
   app.get('/v1/system-workflows', {
     schema: {

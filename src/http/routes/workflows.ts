@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { principalOf } from '../plugins/auth.js';
-import { withErrors } from '../schemas/common.js';
+import { type TypedApp, withErrors } from '../schemas/common.js';
 import { EdgeInputSchema, NodeInputSchema, Position, RequestFieldInput, WorkflowSchema } from '../schemas/workflows.js';
 
 const Id = Type.Object({ id: Type.String({ maxLength: 100 }) });
@@ -12,7 +12,7 @@ const WorkflowRef = Type.Ref(WorkflowSchema);
 const graphErrors = [403, 404, 409];
 
 /** Workflow CRUD (spec 4.4 + api-decisions "Ports and graphs"). */
-export async function workflowRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export async function workflowRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
   const tags = ['workflows'];
   const wf = services.workflows;
   const acct = (req: Parameters<typeof principalOf>[0]) => principalOf(req).accountId;
@@ -30,7 +30,7 @@ export async function workflowRoutes(app: FastifyInstance, { services }: { servi
       }, { additionalProperties: false }),
       response: withErrors({ 201: WorkflowRef }, graphErrors),
     },
-  }, async (req, reply) => reply.code(201).send(await wf.create(acct(req), req.body as never)));
+  }, async (req, reply) => reply.code(201).send(await wf.create(acct(req), req.body)));
 
   app.post('/v1/workflows/quick-create', {
     schema: {
@@ -42,7 +42,7 @@ export async function workflowRoutes(app: FastifyInstance, { services }: { servi
       }, { additionalProperties: false }),
       response: withErrors({ 201: WorkflowRef }),
     },
-  }, async (req, reply) => reply.code(201).send(await wf.quickCreate(acct(req), (req.body ?? {}) as never)));
+  }, async (req, reply) => reply.code(201).send(await wf.quickCreate(acct(req), req.body ?? {})));
 
   app.get('/v1/workflows', {
     schema: {
@@ -50,11 +50,11 @@ export async function workflowRoutes(app: FastifyInstance, { services }: { servi
       querystring: Type.Object({ cursor: Type.Optional(Type.String({ maxLength: 500 })), limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }), search: Type.Optional(Type.String({ maxLength: 200 })) }),
       response: withErrors({ 200: Type.Object({ items: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), updatedAt: Type.String(), nodeCount: Type.Integer() })), nextCursor: Type.Union([Type.String(), Type.Null()]) }) }),
     },
-  }, async (req) => wf.list(acct(req), req.query as never));
+  }, async (req) => wf.list(acct(req), req.query));
 
   app.get('/v1/workflows/:id', {
     schema: { tags, summary: 'Get a workflow (id, or a system workflow slug)', params: Id, response: withErrors({ 200: WorkflowRef }, [404]) },
-  }, async (req) => wf.get(acct(req), (req.params as { id: string }).id));
+  }, async (req) => wf.get(acct(req), req.params.id));
 
   app.patch('/v1/workflows/:id', {
     schema: {
@@ -62,12 +62,12 @@ export async function workflowRoutes(app: FastifyInstance, { services }: { servi
       body: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), description: Type.Optional(Type.String({ maxLength: 5000 })) }, { additionalProperties: false }),
       response: withErrors({ 200: WorkflowRef }, graphErrors),
     },
-  }, async (req) => wf.patch(acct(req), (req.params as { id: string }).id, req.body as never));
+  }, async (req) => wf.patch(acct(req), req.params.id, req.body));
 
   app.delete('/v1/workflows/:id', {
     schema: { tags, summary: 'Delete a workflow', params: Id, response: withErrors({ 204: Type.Null() }, graphErrors) },
   }, async (req, reply) => {
-    await wf.remove(acct(req), (req.params as { id: string }).id);
+    await wf.remove(acct(req), req.params.id);
     return reply.code(204).send();
   });
 
@@ -90,7 +90,7 @@ export async function workflowRoutes(app: FastifyInstance, { services }: { servi
         position: Type.Object({ x: Type.Number(), y: Type.Number() }), inputPorts: Type.Array(Type.String()), outputPorts: Type.Array(Type.String()), inputsSet: Type.Array(Type.String()),
       }) }, [...graphErrors, 410]),
     },
-  }, async (req, reply) => reply.code(201).send(await wf.addNode(acct(req), (req.params as { id: string }).id, req.body as never)));
+  }, async (req, reply) => reply.code(201).send(await wf.addNode(acct(req), req.params.id, req.body)));
 
   app.patch('/v1/workflows/:id/nodes/:nodeId', {
     schema: {
@@ -106,14 +106,14 @@ export async function workflowRoutes(app: FastifyInstance, { services }: { servi
       response: withErrors({ 200: Type.Object({ nodeId: Type.String(), type: Type.String(), subModelId: Type.Union([Type.String(), Type.Null()]), data: Type.Object({}, { additionalProperties: true }), inputsSet: Type.Array(Type.String()) }) }, graphErrors),
     },
   }, async (req) => {
-    const { id, nodeId } = req.params as { id: string; nodeId: string };
-    return wf.patchNode(acct(req), id, nodeId, req.body as never);
+    const { id, nodeId } = req.params;
+    return wf.patchNode(acct(req), id, nodeId, req.body);
   });
 
   app.delete('/v1/workflows/:id/nodes/:nodeId', {
     schema: { tags, summary: 'Remove a node and its edges', params: IdNode, response: withErrors({ 204: Type.Null() }, graphErrors) },
   }, async (req, reply) => {
-    const { id, nodeId } = req.params as { id: string; nodeId: string };
+    const { id, nodeId } = req.params;
     await wf.deleteNode(acct(req), id, nodeId);
     return reply.code(204).send();
   });
@@ -130,17 +130,17 @@ export async function workflowRoutes(app: FastifyInstance, { services }: { servi
         dataTypes: Type.Object({ source: Type.Union([Type.String(), Type.Null()]), target: Type.Union([Type.String(), Type.Null()]) }),
       }) }, graphErrors),
     },
-  }, async (req, reply) => reply.code(201).send(await wf.addEdge(acct(req), (req.params as { id: string }).id, req.body as never)));
+  }, async (req, reply) => reply.code(201).send(await wf.addEdge(acct(req), req.params.id, req.body)));
 
   app.delete('/v1/workflows/:id/edges/:edgeId', {
     schema: { tags, summary: 'Remove an edge', params: IdEdge, response: withErrors({ 204: Type.Null() }, graphErrors) },
   }, async (req, reply) => {
-    const { id, edgeId } = req.params as { id: string; edgeId: string };
+    const { id, edgeId } = req.params;
     await wf.deleteEdge(acct(req), id, edgeId);
     return reply.code(204).send();
   });
 
   app.post('/v1/workflows/:id/duplicate', {
     schema: { tags, summary: 'Duplicate a workflow (user or system) into your workspace', params: Id, response: withErrors({ 201: WorkflowRef }, [404]) },
-  }, async (req, reply) => reply.code(201).send(await wf.duplicate(acct(req), (req.params as { id: string }).id)));
+  }, async (req, reply) => reply.code(201).send(await wf.duplicate(acct(req), req.params.id)));
 }

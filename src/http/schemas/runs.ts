@@ -20,12 +20,15 @@ export const FileViewSchema = Type.Object({
   durationSeconds: Type.Optional(Type.Number()),
 }, { $id: 'FileView' });
 
+const RUN_STATUSES = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'] as const;
+export const RunStatus = Type.Union(RUN_STATUSES.map((s) => Type.Literal(s)), { description: 'QUEUED → RUNNING → COMPLETED, FAILED or CANCELED' });
+const Iso = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
+
 export const NodeRunSchema = Type.Object({
-  runId: Type.Optional(Type.String({ description: 'Same as id; present in create answers' })),
-  id: Type.String(),
-  nodeType: Type.String(),
-  subModelId: Nullable(Type.String()),
-  status: Type.Union(['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'].map((s) => Type.Literal(s))),
+  id: Type.String({ examples: ['run_01JD8Y3Q6W5B2M1X9K7T4C0E2F'] }),
+  nodeType: Type.String({ examples: ['espeak_tts'] }),
+  subModelId: Nullable(Type.String({ description: 'The sub-model of a multi-mode model; null for a model with one mode' })),
+  status: RunStatus,
   input: Type.Object({}, { additionalProperties: true }),
   output: Nullable(Type.Object({}, { additionalProperties: true, description: 'result: file URLs (media models); output: text (text models)' })),
   files: Type.Array(Type.Ref(FileViewSchema)),
@@ -33,22 +36,59 @@ export const NodeRunSchema = Type.Object({
   userMessage: Nullable(Type.String()),
   creditUsed: Type.Integer({ description: 'Microcredits charged' }),
   estimatedCredits: Type.Integer({ description: 'Microcredits priced and reserved at creation' }),
-  progress: Nullable(Type.Number()),
+  progress: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
   progressMessage: Nullable(Type.String()),
-  createdAt: Type.String(),
-  startedAt: Nullable(Type.String()),
-  finishedAt: Nullable(Type.String()),
+  createdAt: Iso(),
+  startedAt: Nullable(Iso()),
+  finishedAt: Nullable(Iso()),
 }, { $id: 'NodeRun' });
 
+/** The first answer to a run create: the run is queued and its cost reserved. */
 export const RunCreatedSchema = Type.Object({
-  runId: Type.String(),
-  status: Type.String(),
-  estimatedCredits: Type.Integer(),
-}, { $id: 'RunCreated', additionalProperties: true });
+  runId: Type.String({ examples: ['run_01JD8Y3Q6W5B2M1X9K7T4C0E2F'] }),
+  status: Type.Literal('QUEUED'),
+  estimatedCredits: Type.Integer({ description: 'Microcredits priced and reserved' }),
+}, { $id: 'RunCreated' });
+
+const RunIdField = Type.Object({ runId: Type.String({ description: 'Same as id' }) });
+/** A create answered with the run record (Prefer: wait=N): the record plus runId. */
+export const NodeRunCreated = Type.Intersect([Type.Ref(NodeRunSchema), RunIdField]);
+
+export const WorkflowNodeRunSchema = Type.Object({
+  nodeId: Type.String(),
+  nodeType: Type.String(),
+  subModelId: Nullable(Type.String({ description: 'The sub-model of a multi-mode model; null for a model with one mode' })),
+  status: Type.Union(['PENDING', 'QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'SKIPPED', 'CANCELED'].map((s) => Type.Literal(s)), { description: 'SKIPPED: an upstream node failed' }),
+  cached: Type.Boolean({ description: 'Served from the node cache at no cost' }),
+  input: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true, description: 'Left out with inDetails=false' }))),
+  output: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true, description: 'By output handle; file outputs are signed URLs. Left out with inDetails=false' }))),
+  logs: Type.Array(Type.Object({ at: Iso(), progress: Type.Number(), message: Nullable(Type.String()) }, { additionalProperties: true })),
+  error: Nullable(Type.String()),
+  startedAt: Nullable(Iso()),
+  finishedAt: Nullable(Iso()),
+  estimatedCredits: Type.Integer({ description: 'Microcredits priced for this node' }),
+  actualCredits: Type.Integer({ description: 'Microcredits charged for this node (0 when cached)' }),
+}, { $id: 'WorkflowNodeRun' });
 
 /**
  * A workflow run's view. Registered with the app's shared schemas (http/app.ts), not inside its routes'
  * plugin: a plugin that adds a schema gets a validator compiler of its own, Fastify's default, and its
  * routes silently lost the service's validation rules (strict bodies, no Infinity through a query).
  */
-export const WorkflowRun = Type.Object({}, { additionalProperties: true, $id: 'WorkflowRun', description: '{ id, status, workflowId, triggerRunId, createdAt, startedAt, finishedAt, error, context, outputs, estimatedCredits, actualCredits, nodeRuns[] }' });
+export const WorkflowRun = Type.Object({
+  id: Type.String({ examples: ['run_01JD8Y3Q6W5B2M1X9K7T4C0E2F'] }),
+  status: RunStatus,
+  workflowId: Type.String(),
+  triggerRunId: Type.Null(),
+  createdAt: Iso(),
+  startedAt: Nullable(Iso()),
+  finishedAt: Nullable(Iso()),
+  error: Nullable(Type.String()),
+  context: Type.Null(),
+  outputs: Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), { description: 'What reached the Response node, by source node id, then output handle; files are signed URLs' }),
+  estimatedCredits: Type.Integer({ description: 'Microcredits priced and reserved at creation' }),
+  actualCredits: Type.Integer({ description: 'Microcredits charged so far (final once the run ended)' }),
+  nodeRuns: Type.Array(Type.Ref(WorkflowNodeRunSchema)),
+}, { $id: 'WorkflowRun' });
+
+export const WorkflowRunCreated = Type.Intersect([Type.Ref(WorkflowRun), RunIdField]);

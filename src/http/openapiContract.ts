@@ -1,0 +1,164 @@
+/**
+ * What the OpenAPI document says beyond the route schemas, by rule and in one place: operation ids (the
+ * SDK's method names), the error statuses every route can answer with, the response headers, media types
+ * of downloads and event streams, the signed-URL alternative to a key, parameter optionality and examples.
+ * `completeDocument` runs over the document @fastify/swagger generates from the routes; it is pure.
+ */
+
+/** `METHOD /path/{param}` → operationId. Named as the SDK calls them: `models.list` is `client.models.list()`. */
+export const OPERATION_IDS: Record<string, string> = {
+  'GET /v1/models': 'models.list',
+  'GET /v1/models/search': 'models.search',
+  'GET /v1/models/catalog': 'models.catalog',
+  'GET /v1/models/{modelId}/schema': 'models.schema',
+  'GET /v1/models/{modelId}/pricing': 'models.pricing',
+  'GET /v1/nodes/deprecated-models': 'models.deprecated',
+  'GET /v1/nodes/deprecated-models/{nodeType}/runs': 'models.deprecatedRuns',
+  'POST /v1/nodes/estimate-credits': 'estimates.node',
+  'POST /v1/workflows/estimate-credits': 'estimates.workflow',
+  'GET /v1/credits/balance': 'credits.balance',
+  'GET /v1/credits/ledger': 'credits.ledger',
+  'POST /v1/nodes/{nodeType}/run': 'nodeRuns.run',
+  'GET /v1/nodes/runs': 'nodeRuns.list',
+  'GET /v1/nodes/runs/{runId}': 'nodeRuns.get',
+  'POST /v1/nodes/runs/{runId}/cancel': 'nodeRuns.cancel',
+  'GET /v1/nodes/runs/{runId}/events': 'nodeRuns.events',
+  'POST /v1/workflows': 'workflows.create',
+  'POST /v1/workflows/quick-create': 'workflows.quickCreate',
+  'GET /v1/workflows': 'workflows.list',
+  'GET /v1/workflows/{id}': 'workflows.get',
+  'PATCH /v1/workflows/{id}': 'workflows.update',
+  'DELETE /v1/workflows/{id}': 'workflows.delete',
+  'POST /v1/workflows/{id}/nodes': 'workflows.addNode',
+  'PATCH /v1/workflows/{id}/nodes/{nodeId}': 'workflows.updateNode',
+  'DELETE /v1/workflows/{id}/nodes/{nodeId}': 'workflows.deleteNode',
+  'POST /v1/workflows/{id}/edges': 'workflows.addEdge',
+  'DELETE /v1/workflows/{id}/edges/{edgeId}': 'workflows.deleteEdge',
+  'POST /v1/workflows/{id}/duplicate': 'workflows.duplicate',
+  'DELETE /v1/workflows/{id}/cache': 'workflows.clearCache',
+  'GET /v1/system-workflows': 'workflows.systemList',
+  'POST /v1/runs': 'runs.run',
+  'GET /v1/runs': 'runs.list',
+  'GET /v1/runs/{runId}': 'runs.get',
+  'POST /v1/runs/batch': 'runs.batch',
+  'POST /v1/runs/{runId}/cancel': 'runs.cancel',
+  'GET /v1/runs/{runId}/events': 'runs.events',
+  'GET /v1/webhooks/secret': 'webhooks.secret',
+  'POST /v1/webhooks/secret/rotate': 'webhooks.rotateSecret',
+  'GET /v1/webhooks/deliveries': 'webhooks.deliveries',
+  'POST /v1/webhooks/deliveries/{eventId}/replay': 'webhooks.replay',
+  'GET /v1/files/{fileId}': 'files.download',
+};
+
+const STATUS_TEXT: Record<string, string> = {
+  200: 'OK', 201: 'Created', 202: 'Accepted: the run is queued (or, with Prefer: wait, still going)', 204: 'No Content', 206: 'Partial Content (a Range request)',
+  400: 'Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES …', 401: 'Missing, invalid, expired or revoked API key (or an invalid signed URL)',
+  403: 'Forbidden: not enough credits (INSUFFICIENT_CREDITS), or a system workflow cannot be changed', 404: 'Not found (or another account\'s)', 405: 'Method not allowed',
+  409: 'Conflict: Idempotency-Key reused with another body, or a concurrent change', 410: 'The model is deprecated; the message names its replacement',
+  413: 'Body over the size limit', 415: 'The body is not application/json', 416: 'Range not satisfiable', 429: 'Rate limited; retry after Retry-After seconds',
+  500: 'Internal error (a bug; never for bad input)', 503: 'Temporarily unavailable (the model cannot run here now, or the database connection was lost); retry',
+};
+
+const HEADERS = {
+  'X-Request-Id': { description: 'The request\'s trace id (req_…), the same as traceId in an error body', schema: { type: 'string', pattern: '^req_' } },
+  'X-RateLimit-Limit': { description: 'Requests allowed in the key\'s tighter window (per minute or per day)', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in that window', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'When that window resets, in milliseconds since the Unix epoch', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
+};
+const headerName = (h: string) => h.replace(/-/g, '');
+const headerRef = (h: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${headerName(h)}` });
+
+/** Statuses every authenticated /v1 operation can answer with; a body adds 413 and 415. */
+const ALWAYS = ['400', '401', '429', '500', '503'];
+const WITH_BODY = ['413', '415'];
+/** Statuses some routes give that their schemas cannot know by rule. */
+const EXTRA: Record<string, string[]> = {
+  'POST /v1/nodes/estimate-credits': ['404'],
+  'POST /v1/workflows/estimate-credits': ['404'],
+  'GET /v1/files/{fileId}': ['404', '416'],
+  'GET /v1/nodes/runs/{runId}/events': ['404'],
+  'GET /v1/runs/{runId}/events': ['404'],
+};
+
+const binary = { schema: { type: 'string', format: 'binary' } };
+const sse = {
+  schema: { type: 'string', description: 'Server-Sent Events: `id: <event id>`, `event: <type>`, `data: <the webhook payload JSON>`, blank line; closes after run.completed, run.failed or run.canceled' },
+  example: 'id: 42\nevent: run.completed\ndata: {"type":"run.completed","runId":"run_…","data":{"status":"COMPLETED"}}\n\n',
+};
+
+type Json = Record<string, any>;
+
+/** Adds what the route schemas cannot say (see the module comment); `examples` by operationId. */
+export function completeDocument(doc: Json, examples: Record<string, Record<string, unknown>> = {}): Json {
+  doc.info = { ...doc.info, license: { name: 'MIT', identifier: 'MIT' } };
+  doc.components ??= {};
+  doc.components.headers = Object.fromEntries(Object.entries(HEADERS).map(([h, v]) => [headerName(h), v]));
+  doc.components.securitySchemes = {
+    ...doc.components.securitySchemes,
+    fileSignature: { type: 'apiKey', in: 'query', name: 'sig', description: 'The sig of a signed file URL from a run output (with exp); no API key needed until it expires' },
+    fileExpiry: { type: 'apiKey', in: 'query', name: 'exp', description: 'The exp (Unix seconds) of a signed file URL' },
+  };
+  doc.tags = ['models', 'nodes', 'runs', 'workflows', 'credits', 'webhooks', 'files'].map((name) => ({ name, description: TAGS[name] }));
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
+    for (const [method, op] of Object.entries(item)) {
+      const key = `${method.toUpperCase()} ${path}`;
+      const id = OPERATION_IDS[key];
+      if (id) op.operationId = id;
+      op.responses ??= {};
+      for (const s of [...ALWAYS, ...(op.requestBody ? WITH_BODY : []), ...(EXTRA[key] ?? [])]) {
+        op.responses[s] ??= { content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } };
+      }
+      // A parameter the server fills with its default is optional to the caller.
+      for (const p of (op.parameters ?? []) as Json[]) if (p.schema && 'default' in p.schema) p.required = false;
+      if (path.endsWith('/events')) {
+        op.responses['200'] = { content: { 'text/event-stream': sse } };
+        op.parameters = [...(op.parameters ?? []), { in: 'header', name: 'Last-Event-ID', required: false, description: 'Resume after this event id', schema: { type: 'string', pattern: '^\\d{1,18}$' } }];
+      }
+      if (key === 'GET /v1/files/{fileId}') {
+        op.security = [{ bearerAuth: [] }, { fileSignature: [], fileExpiry: [] }];
+        const fileHeaders = { 'Accept-Ranges': { schema: { type: 'string', const: 'bytes' } }, ETag: { schema: { type: 'string' } }, 'Content-Length': { schema: { type: 'integer' } } };
+        op.responses['200'] = { content: { '*/*': binary }, headers: fileHeaders };
+        op.responses['206'] = { content: { '*/*': binary }, headers: { ...fileHeaders, 'Content-Range': { schema: { type: 'string' } } } };
+        op.parameters = [...(op.parameters ?? []), { in: 'header', name: 'Range', required: false, description: 'One byte range, bytes=a-b', schema: { type: 'string' } }];
+      }
+      for (const [status, res] of Object.entries(op.responses as Record<string, Json>)) {
+        res.description = STATUS_TEXT[status] ?? res.description;
+        res.headers = { ...(res.headers ?? {}), 'X-Request-Id': headerRef('X-Request-Id') };
+        // Every answer to a request with a valid key carries the key's rate-limit state.
+        if (status !== '401') {
+          for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] as const) res.headers[h] = headerRef(h);
+        }
+        if (status === '429' || status === '503') res.headers['Retry-After'] = headerRef('Retry-After');
+      }
+      if (key === 'POST /v1/nodes/{nodeType}/run' || key === 'POST /v1/runs') {
+        for (const s of ['200', '202']) {
+          op.responses[s].headers = {
+            ...op.responses[s].headers,
+            Location: { description: 'The run\'s URL', schema: { type: 'string' } },
+            'Idempotent-Replayed': { description: 'true when an earlier request with this Idempotency-Key created the run', schema: { type: 'string', const: 'true' } },
+            'Preference-Applied': { description: 'wait=N when Prefer: wait=N was honoured', schema: { type: 'string' } },
+          };
+        }
+      }
+      const example = id ? examples[id] : undefined;
+      if (example) {
+        for (const [status, value] of Object.entries(example)) {
+          const media = op.responses[status]?.content?.['application/json'];
+          if (media) media.example = value;
+        }
+      }
+    }
+  }
+  return doc;
+}
+
+const TAGS: Record<string, string> = {
+  models: 'Discover models: list, search, input schema, pricing',
+  nodes: 'Run one model (a node) and read its runs; cost estimates',
+  runs: 'Run workflows and read their runs',
+  workflows: 'Build workflows: graphs of model nodes between a Request and a Response node',
+  credits: 'Balance and ledger, in microcredits',
+  webhooks: 'Signing secret and delivery log',
+  files: 'Download artifacts by key or signed URL',
+};
