@@ -60,10 +60,10 @@ export async function reserve(tx: Queryable, accountId: string, amount: bigint, 
 }
 
 /** Turns a run's hold into a charge. The caller guarantees once-only by settling under a state guard. */
-export async function capture(tx: Queryable, accountId: string, amount: bigint, runId: string): Promise<void> {
+export async function capture(tx: Queryable, accountId: string, amount: bigint, runId: string, note?: string): Promise<void> {
   if (amount === 0n) return;
   await tx.query(q.APPLY_CAPTURE, [accountId, amount]);
-  await tx.query(q.INSERT_ENTRY, [accountId, 'capture', -amount, -amount, runId, null]);
+  await tx.query(q.INSERT_ENTRY, [accountId, 'capture', -amount, -amount, runId, note ?? null]);
 }
 
 /** Returns a run's hold to the available balance (failure, cancel, or the unused part of a workflow). */
@@ -94,4 +94,16 @@ export async function ledgerPage(db: Queryable, accountId: string, beforeId: big
     note: row.note,
     createdAt: row.created_at,
   }));
+}
+
+/**
+ * Adds `amount` to a run's hold with a note (a workflow node priced at its actual input). Writes nothing
+ * and returns the available balance when that balance cannot cover it; undefined when it was reserved.
+ */
+export async function reserveMore(tx: Queryable, accountId: string, amount: bigint, runId: string, note: string): Promise<bigint | undefined> {
+  positive('amount', amount);
+  const r = await tx.query(q.APPLY_RESERVE, [accountId, amount]);
+  if (!r.rows[0]) return (await balanceOf(tx, accountId)).available;
+  await tx.query(q.INSERT_ENTRY, [accountId, 'reserve', 0n, amount, runId, note]);
+  return undefined;
 }

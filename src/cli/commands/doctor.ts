@@ -10,7 +10,8 @@ export async function doctorCommand(ctx: CliContext, argv: string[]): Promise<vo
   const { values } = parseFlags(argv, { json: { type: 'boolean' }, 'stuck-after': { type: 'string' } });
   const stuckAfterSeconds = optionalInt(values, 'stuck-after') ?? 300;
   if (stuckAfterSeconds < 0 || stuckAfterSeconds > 30 * 86_400) throw new UsageError('--stuck-after must be 0..2592000 seconds');
-  const report = await runDoctor(await ctx.db(), { stuckAfterSeconds });
+  const { pricingCatalog } = await import('../../ops/nodeChargeCheck.js');
+  const report = await runDoctor(await ctx.db(), { stuckAfterSeconds, catalog: await pricingCatalog(ctx.config) });
   output(values.json === true, report, formatReport(report));
   // The report was made: a finding is not an error of the command, so it is said with the exit code alone.
   if (!report.ok) process.exitCode = 1;
