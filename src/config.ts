@@ -41,6 +41,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Connections of a `serve` process's main pool (pg-boss adds 4 and LISTEN 1). */
   dbPoolSize: number;
+  /** Runs or workflow nodes one account may run at once across all workers (0 = no limit). */
+  accountConcurrency: number;
 }
 
 export class ConfigError extends Error {}
@@ -90,5 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: intFrom(env, 'ATELIER_SHUTDOWN_GRACE_MS', 20_000, 0, 3_600_000),
     dbPoolSize: intFrom(env, 'ATELIER_DB_POOL_SIZE', 20, 2, 500),
     modelsDir: path.resolve(env.MODELS_DIR || path.join(env.DATA_DIR || './data', 'models')),
+    // Fair shares between accounts (queue/fairness.ts): runs or nodes one account may run at once; 0 = no limit.
+    accountConcurrency: intFrom(env, 'ATELIER_ACCOUNT_CONCURRENCY', 8, 0, 10_000),
   };
 }
