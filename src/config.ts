@@ -43,6 +43,8 @@ export interface Config {
   dbPoolSize: number;
   /** Runs or workflow nodes one account may run at once across all workers (0 = no limit). */
   accountConcurrency: number;
+  /** Webhook attempts in flight to one destination at once, across all deliverers. */
+  deliveryPerDestination: number;
 }
 
 export class ConfigError extends Error {}
@@ -94,5 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     modelsDir: path.resolve(env.MODELS_DIR || path.join(env.DATA_DIR || './data', 'models')),
     // Fair shares between accounts (queue/fairness.ts): runs or nodes one account may run at once; 0 = no limit.
     accountConcurrency: intFrom(env, 'ATELIER_ACCOUNT_CONCURRENCY', 8, 0, 10_000),
+    // Webhook attempts in flight to one destination (scheme://host:port) across all deliverers (events/fairDelivery.ts).
+    deliveryPerDestination: intFrom(env, 'ATELIER_DELIVERY_PER_DESTINATION', 4, 1, 256),
   };
 }

@@ -5,3 +5,13 @@ ALTER TABLE node_runs ADD COLUMN error_code text;
 
 -- Fair scheduling (queue/fairness.ts) counts each account's live runs at enqueue and at start.
 CREATE INDEX runs_live_by_account ON runs (account_id, status) WHERE status IN ('QUEUED', 'RUNNING');
+
+-- Fair webhook delivery (events/deliverer.ts): one row per destination (scheme://host:port) that has
+-- failed lately. After `failures` consecutive failures the circuit opens until open_until; then one probe
+-- at a time goes out until a delivery succeeds and the row is removed.
+CREATE TABLE webhook_endpoints (
+  destination  text PRIMARY KEY,
+  failures     integer NOT NULL DEFAULT 0,
+  open_until   timestamptz,
+  updated_at   timestamptz NOT NULL DEFAULT now()
+);
