@@ -15,3 +15,14 @@ CREATE TABLE webhook_endpoints (
   open_until   timestamptz,
   updated_at   timestamptz NOT NULL DEFAULT now()
 );
+
+-- Open event streams (SSE) per API key, shared by every API process (http/keyStreams.ts): a stream's row
+-- lives while its process renews alive_until; a process that died leaves rows that lapse on their own.
+CREATE TABLE open_streams (
+  id           text PRIMARY KEY,
+  key_id       text NOT NULL,
+  holder       text NOT NULL,
+  alive_until  timestamptz NOT NULL
+);
+CREATE INDEX open_streams_key ON open_streams (key_id, alive_until);
+CREATE INDEX open_streams_holder ON open_streams (holder);
