@@ -101,7 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Fair shares between accounts (queue/fairness.ts): runs or nodes one account may run at once; 0 = no limit.
     accountConcurrency: intFrom(env, 'ATELIER_ACCOUNT_CONCURRENCY', 8, 0, 10_000),
     // Webhook attempts in flight to one destination (scheme://host:port) across all deliverers (events/fairDelivery.ts).
-    deliveryPerDestination: intFrom(env, 'ATELIER_DELIVERY_PER_DESTINATION', 4, 1, 256),
+    deliveryPerDestination: intFrom(env, 'ATELIER_DELIVERY_PER_DESTINATION', 8, 1, 256),
     // Event streams obey their key (http/keyStreams.ts): open streams per key, and how often keys are re-checked.
     streamsPerKey: intFrom(env, 'ATELIER_STREAMS_PER_KEY', 25, 1, 10_000),
     streamKeyCheckMs: intFrom(env, 'ATELIER_STREAM_KEY_CHECK_MS', 2000, 50, 60_000),

@@ -16,14 +16,12 @@ export const CIRCUIT_THRESHOLD = 5;
 const BASE_OPEN_SECONDS = 5;
 const MAX_OPEN_SECONDS = 600;
 
-/** The destination a URL's deliveries share (its origin). Same expression as DESTINATION_SQL. Pure. */
+/** The destination a URL's deliveries share (its origin); the same expression as the generated column webhook_deliveries.destination (migration 009). Pure. */
 export function destinationOf(url: string): string {
   const m = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]+/.exec(url);
   return m ? m[0] : url;
 }
 
-/** SQL of destinationOf over a column. */
-export const destinationSql = (col: string) => `COALESCE(substring(${col} from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]+'), ${col})`;
 
 /** Seconds the circuit stays open after `failures` consecutive failures (0: closed). Pure. */
 export function openSecondsAfter(failures: number): number {
@@ -36,31 +34,35 @@ export function countsAsFailure(status: number | undefined): boolean {
   return status === undefined || status >= 500 || status === 429;
 }
 
-const DEST = destinationSql('c.url');
-
 /**
  * Claims up to $2 due deliveries for deliverer $1 (lease $3 s), at most $4 in flight per destination and
  * one while a destination's circuit is half-open; skipped while it is open. Oldest first within a
- * destination, destinations in turn. Runs after a transaction-level advisory lock, so two deliverers'
- * claims see each other's in-flight counts.
+ * destination, destinations in turn. The destinations with pending deliveries are found by a skip scan
+ * of webhook_deliveries_destination_due (one index probe per destination), and each one's candidates by
+ * the same index, so a claim costs little however deep one receiver's backlog is. Runs after a
+ * transaction-level advisory lock, so deliverers' claims see each other's in-flight counts.
  */
 export const CLAIM_FAIR = `
-WITH inflight AS (
-  SELECT ${destinationSql('url')} AS dest, count(*)::int AS n FROM webhook_deliveries
-   WHERE status = 'pending' AND claimed_until >= now() GROUP BY 1),
-due AS (
-  SELECT c.id, c.next_attempt_at, ${DEST} AS dest FROM webhook_deliveries c
-   WHERE c.status = 'pending' AND c.next_attempt_at <= now() AND (c.claimed_until IS NULL OR c.claimed_until < now())
-     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.run_id = c.run_id AND e.id < c.id AND e.status = 'pending')),
+WITH RECURSIVE dests AS (
+  (SELECT destination FROM webhook_deliveries WHERE status = 'pending' ORDER BY destination LIMIT 1)
+  UNION ALL
+  SELECT (SELECT w.destination FROM webhook_deliveries w WHERE w.status = 'pending' AND w.destination > d.destination ORDER BY w.destination LIMIT 1)
+    FROM dests d WHERE d.destination IS NOT NULL),
+room AS (
+  SELECT d.destination,
+         CASE WHEN COALESCE(e.failures, 0) >= ${CIRCUIT_THRESHOLD} THEN 1 ELSE $4 END
+           - (SELECT count(*) FROM webhook_deliveries f WHERE f.destination = d.destination AND f.status = 'pending' AND f.claimed_until >= now())::int AS free
+    FROM dests d LEFT JOIN webhook_endpoints e ON e.destination = d.destination
+   WHERE d.destination IS NOT NULL AND (e.open_until IS NULL OR e.open_until <= now())),
 ranked AS (
-  SELECT d.id, d.next_attempt_at, d.dest, row_number() OVER (PARTITION BY d.dest ORDER BY d.next_attempt_at, d.id) AS rn,
-         COALESCE(i.n, 0) AS busy, COALESCE(w.failures, 0) AS failures
-    FROM due d LEFT JOIN inflight i ON i.dest = d.dest LEFT JOIN webhook_endpoints w ON w.destination = d.dest
-   WHERE w.open_until IS NULL OR w.open_until <= now()),
-pick AS (
-  SELECT id FROM ranked
-   WHERE rn + busy <= CASE WHEN failures >= ${CIRCUIT_THRESHOLD} THEN 1 ELSE $4 END
-   ORDER BY rn, next_attempt_at, id LIMIT $2)
+  SELECT c.id, c.next_attempt_at, row_number() OVER (PARTITION BY r.destination ORDER BY c.next_attempt_at, c.id) AS rn
+    FROM room r, LATERAL (
+      SELECT x.id, x.next_attempt_at FROM webhook_deliveries x
+       WHERE x.destination = r.destination AND x.status = 'pending' AND x.next_attempt_at <= now()
+         AND (x.claimed_until IS NULL OR x.claimed_until < now())
+         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.run_id = x.run_id AND e.id < x.id AND e.status = 'pending')
+       ORDER BY x.next_attempt_at, x.id LIMIT greatest(r.free, 0)) c),
+pick AS (SELECT id FROM ranked ORDER BY rn, next_attempt_at, id LIMIT $2)
 UPDATE webhook_deliveries d SET claimed_by = $1, claimed_until = now() + make_interval(secs => $3), attempts = d.attempts + 1
  WHERE d.id IN (SELECT id FROM pick) AND d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < now())
 RETURNING d.id, d.event_id, d.account_id, d.url, d.headers, d.attempts,

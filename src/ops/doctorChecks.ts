@@ -1,5 +1,3 @@
-import { destinationSql } from '../events/fairDelivery.js';
-
 /**
  * The invariants `atelier doctor` verifies, each one SQL statement returning one row per violation.
  * They run inside one read-only REPEATABLE READ transaction, so every check sees the same snapshot even
@@ -151,7 +149,7 @@ SELECT d.id::text AS delivery_id, d.event_id, d.run_id, d.attempts, floor(extrac
    -- Waiting behind an earlier pending event of the same run is the per-run ordering at work, not a stall.
    AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.run_id = d.run_id AND e.id < d.id AND e.status = 'pending')
    -- A destination whose circuit is open (it kept failing) is being backed off, not stalled.
-   AND NOT EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.destination = ${destinationSql('d.url')} AND w.open_until > now() - make_interval(secs => $1))
+   AND NOT EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.destination = d.destination AND w.open_until > now() - make_interval(secs => $1))
  ORDER BY d.next_attempt_at LIMIT ${LIMIT}`,
   },
 ];

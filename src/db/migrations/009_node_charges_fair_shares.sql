@@ -9,6 +9,9 @@ CREATE INDEX runs_live_by_account ON runs (account_id, status) WHERE status IN (
 -- Fair webhook delivery (events/deliverer.ts): one row per destination (scheme://host:port) that has
 -- failed lately. After `failures` consecutive failures the circuit opens until open_until; then one probe
 -- at a time goes out until a delivery succeeds and the row is removed.
+ALTER TABLE webhook_deliveries ADD COLUMN destination text
+  GENERATED ALWAYS AS (COALESCE(substring(url from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]+'), url)) STORED;
+CREATE INDEX webhook_deliveries_destination_due ON webhook_deliveries (destination, next_attempt_at, id) WHERE status = 'pending';
 CREATE TABLE webhook_endpoints (
   destination  text PRIMARY KEY,
   failures     integer NOT NULL DEFAULT 0,
