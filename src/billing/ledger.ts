@@ -121,7 +121,8 @@ export async function ledgerPage(db: Queryable, accountId: string, beforeId: big
  * and returns the available balance when that balance cannot cover it; undefined when it was reserved.
  */
 export async function reserveMore(tx: Queryable, accountId: string, amount: bigint, runId: string, note: string): Promise<bigint | undefined> {
-  positive('amount', amount);
+  // No upper bound here (unlike a grant): an amount no balance can cover is simply refused below.
+  if (amount <= 0n) throw validationError('amount', 'must be positive');
   const r = await tx.query(q.APPLY_RESERVE, [accountId, amount]);
   if (!r.rows[0]) return (await balanceOf(tx, accountId)).available;
   await tx.query(q.INSERT_ENTRY, [accountId, 'reserve', 0n, amount, runId, note]);

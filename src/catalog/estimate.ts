@@ -42,3 +42,17 @@ export function estimateNodes(catalog: Catalog, nodes: EstimateNode[], pathPrefi
     }
   });
 }
+
+/**
+ * The sum of estimates as an exact JSON integer: summed in bigint, refused past Number.MAX_SAFE_INTEGER
+ * (no balance can be that large, so nothing that costs more could run).
+ */
+export function totalMicrocredits(estimates: Array<{ microcredits: number }>): number {
+  const total = estimates.reduce((s, e) => s + BigInt(e.microcredits), 0n);
+  if (total > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new AppError('VALIDATION_ERROR', `these nodes cost ${total} microcredits together, more than any balance may hold (${Number.MAX_SAFE_INTEGER})`, {
+      details: [{ path: 'body.nodes', message: 'total cost exceeds the largest balance' }],
+    });
+  }
+  return Number(total);
+}

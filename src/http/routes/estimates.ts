@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { AppError } from '../../errors.js';
-import { estimateNodes, MAX_NODES, type EstimateNode as Node } from '../../catalog/estimate.js';
+import { estimateNodes, MAX_NODES, totalMicrocredits, type EstimateNode as Node } from '../../catalog/estimate.js';
 import { withErrors } from '../schemas/common.js';
 import { Estimate, EstimateNode } from '../schemas/models.js';
 
@@ -26,7 +26,7 @@ export async function estimateRoutes(app: FastifyInstance, { services }: { servi
     },
   }, async (req) => {
     const estimates = estimateNodes(services.catalog, (req.body as { nodes: Node[] }).nodes);
-    return { totalMicrocredits: estimates.reduce((s, e) => s + e.microcredits, 0), estimates };
+    return { totalMicrocredits: totalMicrocredits(estimates), estimates };
   });
 
   app.post('/v1/nodes/estimate-credits', {
@@ -46,6 +46,6 @@ export async function estimateRoutes(app: FastifyInstance, { services }: { servi
     } else {
       throw new AppError('VALIDATION_ERROR', 'body.nodes or body.nodeType is required', { details: [{ path: 'body.nodeType', message: 'is required (or nodes)' }] });
     }
-    return { estimates, totalMicrocredits: estimates.reduce((s, e) => s + e.microcredits, 0) };
+    return { estimates, totalMicrocredits: totalMicrocredits(estimates) };
   });
 }
