@@ -50,14 +50,18 @@ export class JobQueue {
   }
 
   /** `stamped`: the caller already set the run's enqueued_at in this transaction (a fresh insert), saving a round trip. */
-  async enqueueRun(tx: Queryable, job: RunJob, expireInSeconds: number, opts: { stamped?: boolean; startAfterSeconds?: number } = {}): Promise<void> {
+  /**
+   * `priority`: the job's fair-share priority if the caller already has it (e.g. computed with
+   * fairness.ts LIVE_AHEAD inside its own statement); otherwise one query here finds it.
+   */
+  async enqueueRun(tx: Queryable, job: RunJob, expireInSeconds: number, opts: { stamped?: boolean; startAfterSeconds?: number; priority?: number } = {}): Promise<void> {
     if (!job.nodeId && !opts.stamped) await tx.query(`UPDATE runs SET enqueued_at = now() WHERE id = $1`, [job.runId]);
     await this.boss.send(RUN_QUEUE, job, {
       db: { executeSql: (text, values) => tx.query(text, values) },
       expireInSeconds: Math.max(30, expireInSeconds),
       retryLimit: 0,
       // Fair shares between accounts (fairness.ts): behind the account's own live runs, not everyone's.
-      priority: await priorityFor(tx, job.runId),
+      priority: opts.priority ?? (await priorityFor(tx, job.runId)),
       ...(opts.startAfterSeconds ? { startAfter: opts.startAfterSeconds } : {}),
     });
     await notify(tx, CHANNELS.jobs);
