@@ -49,10 +49,10 @@ export class JobQueue {
     await this.boss.createQueue(RUN_QUEUE).catch(() => {});
   }
 
-  /** `stamped`: the caller already set the run's enqueued_at in this transaction (a fresh insert), saving a round trip. */
   /**
-   * `priority`: the job's fair-share priority if the caller already has it (e.g. computed with
-   * fairness.ts LIVE_AHEAD inside its own statement); otherwise one query here finds it.
+   * `stamped`: the caller already set the run's enqueued_at in this transaction (a fresh insert), saving a round trip.
+   * `priority`: the job's fair-share priority if the caller already has it (e.g. computed with fairness.ts
+   * LIVE_AHEAD inside its own statement); otherwise one query here finds it. `startAfterSeconds`: not before then.
    */
   async enqueueRun(tx: Queryable, job: RunJob, expireInSeconds: number, opts: { stamped?: boolean; startAfterSeconds?: number; priority?: number } = {}): Promise<void> {
     if (!job.nodeId && !opts.stamped) await tx.query(`UPDATE runs SET enqueued_at = now() WHERE id = $1`, [job.runId]);
