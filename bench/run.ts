@@ -16,6 +16,7 @@ import { chainWorkflow } from './scenarios/chainWorkflow.js';
 import { webhooks } from './scenarios/webhooks.js';
 import { fuzz } from './scenarios/fuzz.js';
 import { soak } from './scenarios/soak.js';
+import { fairness } from './scenarios/fairness.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.indexOf(`--${name}`);
@@ -41,6 +42,7 @@ const scenarios: Array<[string, string, () => Promise<Row[]>]> = [
   ['d', 'webhook deliveries/s and event→first-attempt latency', () => webhooks(pg, { backlog: 3000, pacedRuns: 100 })],
   ['e', `fuzzing, ${fuzzCases} cases`, () => fuzz(pg, { cases: fuzzCases, seed: fuzzSeed })],
   ['f', `soak, ${soakMinutes} minutes of mixed load`, () => soak(pg, { minutes: soakMinutes, concurrency: 8 })],
+  ['fairness', 'fair shares: B\'s enqueue→RUNNING while A holds a backlog', () => fairness(pg, { bRuns: 15, aBacklog: 6, workerConcurrency: 2, accountConcurrency: 1 })],
 ];
 try {
   for (const [id, title, run] of scenarios) {

@@ -49,6 +49,14 @@ export interface Config {
   dbPoolSize: number;
   /** Artifact store: DATA_DIR/files or an S3-compatible bucket (ATELIER_BLOB_STORE, ATELIER_S3_*, ATELIER_FILES_REDIRECT). */
   blobStore: BlobStoreConfig;
+  /** Runs or workflow nodes one account may run at once across all workers (0 = no limit). */
+  accountConcurrency: number;
+  /** Webhook attempts in flight to one destination at once, across all deliverers. */
+  deliveryPerDestination: number;
+  /** Open SSE streams one API key may hold across all API processes (429 past it). */
+  streamsPerKey: number;
+  /** How often each API process re-checks the keys of its open streams (revoked or expired ones end). */
+  streamKeyCheckMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -106,6 +114,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         throw new ConfigError((err as Error).message);
       }
     })(),
+    // Fair shares between accounts (queue/fairness.ts): runs or nodes one account may run at once; 0 = no limit.
+    accountConcurrency: intFrom(env, 'ATELIER_ACCOUNT_CONCURRENCY', 8, 0, 10_000),
+    // Webhook attempts in flight to one destination (scheme://host:port) across all deliverers (events/fairDelivery.ts).
+    deliveryPerDestination: intFrom(env, 'ATELIER_DELIVERY_PER_DESTINATION', 8, 1, 256),
+    // Event streams obey their key (http/keyStreams.ts): open streams per key, and how often keys are re-checked.
+    streamsPerKey: intFrom(env, 'ATELIER_STREAMS_PER_KEY', 25, 1, 10_000),
+    streamKeyCheckMs: intFrom(env, 'ATELIER_STREAM_KEY_CHECK_MS', 2000, 50, 60_000),
   };
 }
 

@@ -92,6 +92,7 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
     const deliverer = new Deliverer(database.db, services.notifier, services.webhookSecrets, log, {
       schedule: config.webhookRetrySchedule,
       concurrency: config.deliveryConcurrency,
+      perDestination: config.deliveryPerDestination,
       timeoutMs: config.webhookTimeoutMs,
       claimSeconds: Math.ceil(config.webhookTimeoutMs / 1000) + 15,
       post: guardedPost(config.allowPrivateUrls),

@@ -54,7 +54,8 @@ export async function createServices(config: Config, db: Db, opts: { supervise?:
   const publicUrl = () => config.publicUrl ?? listenUrl;
   const { catalog, engines } = await loadCatalog(config);
   const notifier = new Notifier(db.url);
-  const queue = new JobQueue(db.url, notifier, { supervise: opts.supervise ?? false });
+  const queue = new JobQueue(db.url, notifier, { supervise: opts.supervise ?? false, accountConcurrency: config.accountConcurrency });
+  queue.db = db;
   const files = new FileService(db, createBlobStore(config), {
     publicUrl, retentionSeconds: config.fileRetentionSeconds, urlTtlSeconds: config.fileUrlTtlSeconds,
     redirect: config.blobStore.redirect, redirectTtlSeconds: config.blobStore.redirectTtlSeconds,

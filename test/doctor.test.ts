@@ -65,7 +65,7 @@ test('a database after real work is clean: no findings, exit 0', async () => {
   assert.deepEqual(report.findings, []);
   assert.equal(json.code, 0, json.stderr);
   assert.equal(report.ok, true);
-  assert.deepEqual(report.checks.map((c: { id: string }) => c.id), ['ledger_sums', 'open_reservations', 'double_charges', 'stuck_runs', 'unfinished_workflows', 'stalled_deliveries', 'missing_blobs']);
+  assert.deepEqual(report.checks.map((c: { id: string }) => c.id), ['ledger_sums', 'open_reservations', 'double_charges', 'stuck_runs', 'unfinished_workflows', 'stalled_deliveries', 'node_charges', 'missing_blobs']);
   assert.ok(report.totals.runs >= 8 && report.totals.ledgerEntries > 0, JSON.stringify(report.totals));
   const human = await runCli(['doctor'], env);
   assert.equal(human.code, 0, human.stderr);
@@ -99,10 +99,11 @@ test('each check fires on its own deliberate corruption, and exit code is 1', as
   // unfinished_workflows: every node ended an hour ago, the run never closed.
   await q(`UPDATE runs SET status = 'RUNNING', finished_at = NULL WHERE id = $1`, [w]);
   await q(`UPDATE node_runs SET finished_at = now() - interval '1 hour' WHERE run_id = $1`, [w]);
-  // stalled_deliveries: a delivery due an hour ago that no deliverer holds.
+  // stalled_deliveries: a delivery due an hour ago that no deliverer holds (to a destination whose circuit
+  // is not open: the unreachable one above was being backed off, which is not a stall).
   await q(`INSERT INTO events (event_id, account_id, run_id, type, payload) VALUES ('evt_doctor', $1, $2, 'run.completed', '{}')`, [a, r3]);
   const dlv = (await q(`INSERT INTO webhook_deliveries (event_id, account_id, run_id, url, status, next_attempt_at)
-           VALUES ('evt_doctor', $1, 'run_other', 'http://127.0.0.1:9/', 'pending', now() - interval '1 hour') RETURNING id::text`, [a])).rows[0].id;
+           VALUES ('evt_doctor', $1, 'run_other', 'http://127.0.0.1:10/', 'pending', now() - interval '1 hour') RETURNING id::text`, [a])).rows[0].id;
 
   const report = await runDoctor(db, { stuckAfterSeconds: 60 });
   const got = report.findings.map((f) => `${f.check} ${f.subject}`).sort();

@@ -17,6 +17,12 @@ export interface Balance {
 export type LedgerKind = 'grant' | 'subscription_grant' | 'reserve' | 'capture' | 'release' | 'adjustment';
 
 const MAX_AMOUNT = 10n ** 15n; // a billion credits: far above any real top-up, far below bigint overflow
+/**
+ * No balance goes above Number.MAX_SAFE_INTEGER microcredits (~9 billion credits): every microcredit figure
+ * in JSON (balances, holds, charges, ledger rows) is then an exact integer for any client. A grant that
+ * would pass it is refused. Holds and charges never exceed the balance, so they stay below it too.
+ */
+export const MAX_BALANCE = BigInt(Number.MAX_SAFE_INTEGER);
 
 function positive(name: string, amount: bigint): void {
   if (amount <= 0n || amount > MAX_AMOUNT) throw validationError(name, `must be an integer from 1 to ${MAX_AMOUNT}`);
@@ -39,8 +45,22 @@ export async function grant(
   opts: { kind?: 'grant' | 'subscription_grant'; note?: string } = {},
 ): Promise<Balance> {
   positive('microcredits', amount);
-  const r = await tx.query(q.APPLY_GRANT, [accountId, amount]);
-  if (!r.rows[0]) throw new AppError('NOT_FOUND', 'account not found');
+  let r = await tx.query(q.APPLY_GRANT_SAFE, [accountId, amount]);
+  if (!r.rows[0]) {
+    const b = await balanceOf(tx, accountId); // NOT_FOUND for an unknown account
+    const room = MAX_BALANCE - b.posted;
+    // A subscription's monthly grant is not refused outright (it runs unattended): it fills the balance up to the limit.
+    if (opts.kind === 'subscription_grant' && room > 0n) {
+      amount = room;
+      r = await tx.query(q.APPLY_GRANT_SAFE, [accountId, amount]);
+    } else if (opts.kind === 'subscription_grant') {
+      return b;
+    } else {
+      throw new AppError('VALIDATION_ERROR', `this grant would put the balance above ${MAX_BALANCE} microcredits (the largest integer a JSON number carries exactly); at most ${room > 0n ? room : 0n} more can be granted`, {
+        details: [{ path: 'microcredits', message: `would put the balance above ${MAX_BALANCE}` }],
+      });
+    }
+  }
   await tx.query(q.INSERT_ENTRY, [accountId, opts.kind ?? 'grant', amount, 0n, null, opts.note ?? null]);
   return toBalance(r.rows[0]);
 }
@@ -60,10 +80,10 @@ export async function reserve(tx: Queryable, accountId: string, amount: bigint, 
 }
 
 /** Turns a run's hold into a charge. The caller guarantees once-only by settling under a state guard. */
-export async function capture(tx: Queryable, accountId: string, amount: bigint, runId: string): Promise<void> {
+export async function capture(tx: Queryable, accountId: string, amount: bigint, runId: string, note?: string): Promise<void> {
   if (amount === 0n) return;
   await tx.query(q.APPLY_CAPTURE, [accountId, amount]);
-  await tx.query(q.INSERT_ENTRY, [accountId, 'capture', -amount, -amount, runId, null]);
+  await tx.query(q.INSERT_ENTRY, [accountId, 'capture', -amount, -amount, runId, note ?? null]);
 }
 
 /** Returns a run's hold to the available balance (failure, cancel, or the unused part of a workflow). */
@@ -94,4 +114,17 @@ export async function ledgerPage(db: Queryable, accountId: string, beforeId: big
     note: row.note,
     createdAt: row.created_at,
   }));
+}
+
+/**
+ * Adds `amount` to a run's hold with a note (a workflow node priced at its actual input). Writes nothing
+ * and returns the available balance when that balance cannot cover it; undefined when it was reserved.
+ */
+export async function reserveMore(tx: Queryable, accountId: string, amount: bigint, runId: string, note: string): Promise<bigint | undefined> {
+  // No upper bound here (unlike a grant): an amount no balance can cover is simply refused below.
+  if (amount <= 0n) throw validationError('amount', 'must be positive');
+  const r = await tx.query(q.APPLY_RESERVE, [accountId, amount]);
+  if (!r.rows[0]) return (await balanceOf(tx, accountId)).available;
+  await tx.query(q.INSERT_ENTRY, [accountId, 'reserve', 0n, amount, runId, note]);
+  return undefined;
 }

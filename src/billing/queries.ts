@@ -23,3 +23,8 @@ export const LEDGER_PAGE = `SELECT id, kind, posted_delta, reserved_delta, run_i
   WHERE account_id = $1 AND ($2::bigint IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`;
 export const HAS_ACTIVE_SUBSCRIPTION = `SELECT EXISTS (SELECT 1 FROM subscriptions
   WHERE account_id = $1 AND status = 'active' AND current_period_end > now()) AS active`;
+/**
+ * A grant that keeps the balance an exact JSON number: refused (no row) when posted + amount would pass
+ * Number.MAX_SAFE_INTEGER. $1 account, $2 amount.
+ */
+export const APPLY_GRANT_SAFE = `UPDATE account_balances SET posted = posted + $2 WHERE account_id = $1 AND posted + $2 <= 9007199254740991 RETURNING posted, reserved`;

@@ -6,6 +6,7 @@ import { guardedFetch, OutboundError } from '../net/urlGuard.js';
 import { deliveryHeaders } from './signing.js';
 import { delayBeforeAttempt } from './retrySchedule.js';
 import type { WebhookSecretService } from './secrets.js';
+import { CLAIM_FAIR, CLAIM_LOCK, countsAsFailure, destinationOf, OPEN_CIRCUIT, openSecondsAfter, RECORD_FAILURE, RECORD_SUCCESS } from './fairDelivery.js';
 
 /** Sends one HTTP POST; resolves with the status code, rejects on network errors and time-outs. */
 export type PostFn = (url: string, headers: Record<string, string>, body: string, timeoutMs: number) => Promise<number>;
@@ -13,6 +14,8 @@ export type PostFn = (url: string, headers: Record<string, string>, body: string
 export interface DelivererOptions {
   schedule: number[];
   concurrency: number;
+  /** Attempts in flight to one destination (scheme://host:port) across all deliverers (fairDelivery.ts); default 8. */
+  perDestination?: number;
   timeoutMs: number;
   /** How long a claimed attempt is ours before another deliverer may take it (a crashed deliverer). */
   claimSeconds: number;
@@ -20,20 +23,6 @@ export interface DelivererOptions {
   /** Told of every attempt's outcome (metrics). */
   onAttempt?: (outcome: 'delivered' | 'retry' | 'failed') => void;
 }
-
-// Due deliveries, oldest first, never overtaking an earlier undelivered event of the same run (causal
-// order per run). SKIP LOCKED plus the claim lease mean two deliverers never send one attempt twice.
-const CLAIM = `
-UPDATE webhook_deliveries d SET claimed_by = $1, claimed_until = now() + make_interval(secs => $3), attempts = d.attempts + 1
- WHERE d.id IN (
-   SELECT c.id FROM webhook_deliveries c
-    WHERE c.status = 'pending' AND c.next_attempt_at <= now() AND (c.claimed_until IS NULL OR c.claimed_until < now())
-      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.run_id = c.run_id AND e.id < c.id AND e.status = 'pending')
-    ORDER BY c.next_attempt_at, c.id
-    LIMIT $2
-    FOR UPDATE SKIP LOCKED)
-RETURNING d.id, d.event_id, d.account_id, d.url, d.headers, d.attempts,
-          (SELECT payload FROM events WHERE event_id = d.event_id) AS payload`;
 
 // Once per (delivery, attempt): recording is retried when the connection drops, and may have committed.
 const RECORD_ATTEMPT = `INSERT INTO webhook_attempts (delivery_id, attempt, status_code, latency_ms, error)
@@ -56,6 +45,9 @@ export class Deliverer {
   private loop: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  private readonly inFlight = new Set<Promise<void>>();
+  private lastClaim = 0;
+  private soon: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: Db,
@@ -82,7 +74,7 @@ export class Deliverer {
       do {
         this.again = false;
         try {
-          while (!this.stopped && (await this.pass()) > 0) { /* keep draining */ }
+          while (!this.stopped && (await this.pass()) > 0) { /* keep filling free slots */ }
         } catch (err) {
           this.log.warn({ err }, 'delivery pass failed; will retry');
         }
@@ -92,13 +84,34 @@ export class Deliverer {
     });
   }
 
-  /** Claims and sends one batch; returns how many were claimed. */
+  /**
+   * Claims as many due deliveries as there are free slots and starts them; returns how many it claimed.
+   * Each attempt frees its slot when it ends and kicks another pass, so a slow receiver holds only its
+   * own slots (at most `perDestination`), never the pool.
+   */
   async pass(): Promise<number> {
-    const claimed = (await this.db.query(CLAIM, [this.id, this.opts.concurrency, this.opts.claimSeconds])).rows;
-    // Each send settles on its own: one failing (the database went away) must not leave the others unawaited.
-    const results = await Promise.allSettled(claimed.map((d) => this.send(d)));
-    const failed = results.find((r) => r.status === 'rejected');
-    if (failed) throw (failed as PromiseRejectedResult).reason;
+    const free = this.opts.concurrency - this.inFlight.size;
+    // Under load, claims gather a few free slots (a quarter of the pool) rather than one round trip per
+    // ended attempt; a slot left free longer than a moment (the rest held by slow receivers) is claimed anyway.
+    const few = this.inFlight.size > 0 && free < Math.max(1, Math.floor(this.opts.concurrency / 4)) && performance.now() - this.lastClaim < 100;
+    if (free <= 0 || few) {
+      if (few) this.soon ??= setTimeout(() => { this.soon = undefined; this.kick(); }, 110);
+      return 0;
+    }
+    this.lastClaim = performance.now();
+    const claimed = await this.db.tx(async (tx) => {
+      await tx.query(CLAIM_LOCK);
+      return (await tx.query(CLAIM_FAIR, [this.id, free, this.opts.claimSeconds, this.opts.perDestination ?? 8])).rows;
+    });
+    for (const d of claimed) {
+      const p: Promise<void> = this.send(d)
+        .catch((err) => this.log.warn({ err, deliveryId: String(d.id) }, 'recording a delivery attempt failed; its claim lapses and it is retried'))
+        .finally(() => {
+          this.inFlight.delete(p);
+          this.kick();
+        });
+      this.inFlight.add(p);
+    }
     return claimed.length;
   }
 
@@ -138,9 +151,18 @@ export class Deliverer {
       }
     }
     // Recorded again if the connection drops: otherwise a delivered event would be sent once more when the claim lapses.
+    const destination = destinationOf(d.url);
     await retryOnConnectionLoss(() => this.db.tx(async (tx) => {
       await tx.query(RECORD_ATTEMPT, [d.id, d.attempts, status ?? null, latency, error ?? null]);
       await tx.query(FINISH, [d.id, this.id, outcome, delay, status ?? null, error ?? null]);
+      // The destination's circuit (fairDelivery.ts): an answer that says the receiver is well closes it.
+      if (permanent) return;
+      if (!countsAsFailure(status)) await tx.query(RECORD_SUCCESS, [destination]);
+      else {
+        const failures: number = (await tx.query(RECORD_FAILURE, [destination])).rows[0].failures;
+        const open = openSecondsAfter(failures);
+        if (open > 0) await tx.query(OPEN_CIRCUIT, [destination, open]);
+      }
     }));
     this.opts.onAttempt?.(outcome === 'pending' ? 'retry' : outcome);
     if (outcome === 'pending' && delay < 1) this.again = true;
@@ -155,7 +177,9 @@ export class Deliverer {
     this.stopped = true;
     this.unsubscribe?.();
     clearInterval(this.timer);
+    clearTimeout(this.soon);
     await this.loop;
+    await Promise.allSettled([...this.inFlight]);
     await this.db.query(`UPDATE webhook_deliveries SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1 AND status = 'pending'`, [this.id]).catch(() => {});
   }
 }

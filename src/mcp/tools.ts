@@ -5,7 +5,7 @@ import type { Principal } from '../keys/service.js';
 import { AppError } from '../errors.js';
 import { search } from '../catalog/search.js';
 import { modelEntry, pricingView, schemaView } from '../catalog/views.js';
-import { estimateNodes } from '../catalog/estimate.js';
+import { estimateNodes, totalMicrocredits } from '../catalog/estimate.js';
 import { balanceView } from '../billing/balanceView.js';
 import { nodeRunView } from '../runs/view.js';
 import { workflowRunView } from '../workflows/runView.js';
@@ -66,7 +66,7 @@ export function registerTools(server: McpServer, services: Services, principal: 
     },
   }, ({ nodes }) => toolCall(async () => {
     const estimates = estimateNodes(catalog, nodes);
-    return { totalMicrocredits: estimates.reduce((s, e) => s + e.microcredits, 0), estimates };
+    return { totalMicrocredits: totalMicrocredits(estimates), estimates };
   }));
 
   server.registerTool('get_balance', {

@@ -1,6 +1,8 @@
 import type { Db } from '../db/pool.js';
 import type { FileService } from '../files/service.js';
 import { CHECKS, LIVE_JOBS, type CheckId } from './doctorChecks.js';
+import type { Catalog } from '../catalog/catalog.js';
+import { checkNodeCharges } from './nodeChargeCheck.js';
 
 export interface Finding {
   check: CheckId;
@@ -20,7 +22,7 @@ export interface DoctorReport {
 }
 
 /** Runs every check over one consistent snapshot of the database; reads only. */
-export async function runDoctor(db: Db, opts: { stuckAfterSeconds: number; files?: FileService }): Promise<DoctorReport> {
+export async function runDoctor(db: Db, opts: { stuckAfterSeconds: number; files?: FileService; catalog?: Catalog }): Promise<DoctorReport> {
   const client = await db.pool.connect();
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -35,6 +37,12 @@ export async function runDoctor(db: Db, opts: { stuckAfterSeconds: number; files
       const found = rows.map((row) => describe(check.id, plain(row)));
       findings.push(...found);
       checks.push({ id: check.id, title: check.title, passes: check.passes, findings: found.length });
+    }
+    if (opts.catalog) {
+      // Workflow nodes re-priced from their stored input with the one pricing function (in JS, not SQL).
+      const found = (await checkNodeCharges(client, opts.catalog)).map((row) => describe('node_charges', row as unknown as Record<string, unknown>));
+      findings.push(...found);
+      checks.push({ id: 'node_charges', title: 'node charges', passes: 'every charged workflow node was charged the price of the input it ran with', findings: found.length });
     }
     await client.query('COMMIT');
     if (opts.files) {
@@ -84,10 +92,10 @@ export function describe(check: CheckId, d: Record<string, any>): Finding {
     }
     case 'double_charges': {
       const parts: string[] = [];
-      if (d.reserves > 1) parts.push(`reserved ${d.reserves} times`);
+      if (d.reserves > (d.max_reserves ?? 1)) parts.push(`reserved ${d.reserves} times`);
       if (d.captures > (d.units ?? 0)) parts.push(`charged ${d.captures} times for ${d.units ?? 0} completed ${d.kind === 'workflow' ? 'node(s)' : 'run'}`);
       if (d.captured !== (d.charged ?? 0)) parts.push(`the ledger charged ${d.captured} µc but the run records ${d.charged ?? 'no run'}`);
-      if (d.charged !== null && d.estimated !== null && d.charged > d.estimated) parts.push(`charged ${d.charged} µc, more than its estimate of ${d.estimated}`);
+      if (d.kind === 'node' && d.charged !== null && d.estimated !== null && d.charged > d.estimated) parts.push(`charged ${d.charged} µc, more than its estimate of ${d.estimated}`);
       const what = d.kind ? `${d.status} ${d.kind} run` : 'missing run';
       return { check, subject: d.run_id, message: `${what}: ${parts.join('; ')}`, details: d };
     }
@@ -97,6 +105,8 @@ export function describe(check: CheckId, d: Record<string, any>): Finding {
       return { check, subject: d.run_id, message: `still ${d.status} though all ${d.nodes} node(s) ended ${d.ended_seconds_ago} s ago`, details: d };
     case 'missing_blobs':
       return { check, subject: d.file_ids.join(', '), message: `the artifact store (${d.store}) has no blob ${d.sha256} for ${d.file_ids.length} file row(s) of account ${d.account_id}`, details: d };
+    case 'node_charges':
+      return { check, subject: `${d.run_id}/${d.node_id}`, message: `${d.node_type} node: ${d.reason}`, details: d };
     case 'stalled_deliveries':
       return { check, subject: d.delivery_id, message: `event ${d.event_id} of run ${d.run_id} has been due for ${d.due_seconds_ago} s with no deliverer sending it (${d.attempts} attempt(s) so far)`, details: d };
   }

@@ -5,7 +5,7 @@
  * should be moving counts as stuck (the sweeper's own backstops act well within it).
  */
 
-export type CheckId = 'ledger_sums' | 'open_reservations' | 'double_charges' | 'stuck_runs' | 'unfinished_workflows' | 'stalled_deliveries' | 'missing_blobs';
+export type CheckId = 'ledger_sums' | 'open_reservations' | 'double_charges' | 'stuck_runs' | 'unfinished_workflows' | 'stalled_deliveries' | 'node_charges' | 'missing_blobs';
 
 export interface CheckDef {
   id: CheckId;
@@ -67,7 +67,8 @@ SELECT h.run_id, h.account_id, h.held, x.status, x.kind, x.recorded
     title: 'charges',
     passes: 'every run was reserved at most once and charged once per completed unit, exactly what it records',
     timed: false,
-    // Units: a standalone run is one; a workflow run has one per node that ran and was charged.
+    // Units: a standalone run is one; a workflow run has one per node that ran and was charged. A workflow
+    // may be charged more than its estimate (a node priced at its actual, edge-fed input); node_charges checks those.
     sql: `
 WITH per_run AS (
   SELECT run_id, count(*) FILTER (WHERE kind = 'reserve')::int AS reserves, count(*) FILTER (WHERE kind = 'capture')::int AS captures,
@@ -78,11 +79,14 @@ runs_x AS (
          CASE WHEN r.kind = 'workflow' THEN (SELECT COALESCE(sum(n.charged_microcredits), 0) FROM node_runs n WHERE n.run_id = r.id)
               ELSE r.charged_microcredits END::bigint AS charged,
          CASE WHEN r.kind = 'workflow' THEN (SELECT count(*) FROM node_runs n WHERE n.run_id = r.id AND n.charged_microcredits > 0)
-              ELSE CASE WHEN r.status = 'COMPLETED' AND r.charged_microcredits > 0 THEN 1 ELSE 0 END END::int AS units
+              ELSE CASE WHEN r.status = 'COMPLETED' AND r.charged_microcredits > 0 THEN 1 ELSE 0 END END::int AS units,
+         -- A workflow reserves its estimate, then may reserve more once per node priced above its share (nodeCharge.ts).
+         CASE WHEN r.kind = 'workflow' THEN 1 + (SELECT count(*) FROM node_runs n WHERE n.run_id = r.id) ELSE 1 END::int AS max_reserves
     FROM runs r)
-SELECT p.run_id, x.kind, x.status, p.reserves, p.captures, p.captured, x.charged, x.units, x.estimated_microcredits AS estimated
+SELECT p.run_id, x.kind, x.status, p.reserves, x.max_reserves, p.captures, p.captured, x.charged, x.units, x.estimated_microcredits AS estimated
   FROM per_run p LEFT JOIN runs_x x ON x.id = p.run_id
- WHERE p.reserves > 1 OR p.captures > COALESCE(x.units, 0) OR p.captured <> COALESCE(x.charged, 0) OR x.charged > x.estimated_microcredits
+ WHERE p.reserves > COALESCE(x.max_reserves, 1) OR p.captures > COALESCE(x.units, 0) OR p.captured <> COALESCE(x.charged, 0)
+    OR (x.kind = 'node' AND x.charged > x.estimated_microcredits)
  ORDER BY p.run_id LIMIT ${LIMIT}`,
   },
   {
@@ -144,6 +148,8 @@ SELECT d.id::text AS delivery_id, d.event_id, d.run_id, d.attempts, floor(extrac
    AND (d.claimed_until IS NULL OR d.claimed_until < now() - make_interval(secs => $1))
    -- Waiting behind an earlier pending event of the same run is the per-run ordering at work, not a stall.
    AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.run_id = d.run_id AND e.id < d.id AND e.status = 'pending')
+   -- A destination whose circuit is open (it kept failing) is being backed off, not stalled.
+   AND NOT EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.destination = d.destination AND w.open_until > now() - make_interval(secs => $1))
  ORDER BY d.next_attempt_at LIMIT ${LIMIT}`,
   },
 ];

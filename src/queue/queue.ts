@@ -1,6 +1,7 @@
 import PgBoss from 'pg-boss';
 import type { Queryable } from '../db/pool.js';
 import { CHANNELS, notify, type Notifier } from '../db/notifier.js';
+import { overAccountLimit, priorityFor } from './fairness.js';
 
 export const RUN_QUEUE = 'run';
 
@@ -23,7 +24,13 @@ export class JobQueue {
 
   private readonly pollingIntervalSeconds: number;
 
-  constructor(databaseUrl: string, private readonly notifier: Notifier, opts: { supervise: boolean; pollingIntervalSeconds?: number }) {
+  /** Per-account concurrency limit (fairness.ts); 0 = none. */
+  private readonly accountConcurrency: number;
+  /** Answers queries outside a caller's transaction (the limit check); set by the services. */
+  db: Queryable | undefined;
+
+  constructor(databaseUrl: string, private readonly notifier: Notifier, opts: { supervise: boolean; pollingIntervalSeconds?: number; accountConcurrency?: number }) {
+    this.accountConcurrency = opts.accountConcurrency ?? 0;
     this.pollingIntervalSeconds = opts.pollingIntervalSeconds ?? 2;
     this.boss = new PgBoss({
       connectionString: databaseUrl,
@@ -42,13 +49,20 @@ export class JobQueue {
     await this.boss.createQueue(RUN_QUEUE).catch(() => {});
   }
 
-  /** `stamped`: the caller already set the run's enqueued_at in this transaction (a fresh insert), saving a round trip. */
-  async enqueueRun(tx: Queryable, job: RunJob, expireInSeconds: number, opts: { stamped?: boolean } = {}): Promise<void> {
+  /**
+   * `stamped`: the caller already set the run's enqueued_at in this transaction (a fresh insert), saving a round trip.
+   * `priority`: the job's fair-share priority if the caller already has it (e.g. computed with fairness.ts
+   * LIVE_AHEAD inside its own statement); otherwise one query here finds it. `startAfterSeconds`: not before then.
+   */
+  async enqueueRun(tx: Queryable, job: RunJob, expireInSeconds: number, opts: { stamped?: boolean; startAfterSeconds?: number; priority?: number } = {}): Promise<void> {
     if (!job.nodeId && !opts.stamped) await tx.query(`UPDATE runs SET enqueued_at = now() WHERE id = $1`, [job.runId]);
     await this.boss.send(RUN_QUEUE, job, {
       db: { executeSql: (text, values) => tx.query(text, values) },
       expireInSeconds: Math.max(30, expireInSeconds),
       retryLimit: 0,
+      // Fair shares between accounts (fairness.ts): behind the account's own live runs, not everyone's.
+      priority: opts.priority ?? (await priorityFor(tx, job.runId)),
+      ...(opts.startAfterSeconds ? { startAfter: opts.startAfterSeconds } : {}),
     });
     await notify(tx, CHANNELS.jobs);
   }
@@ -64,7 +78,7 @@ export class JobQueue {
         // pg-boss sleeps a whole polling interval after every job unless notified meanwhile; a loop that just
         // found a job asks again at once instead, so a backlog drains at engine speed rather than one job per interval.
         try {
-          await handler(job.data);
+          if (!(await this.deferredForFairness(job.data))) await handler(job.data);
         } finally {
           if (id) this.boss.notifyWorker(id);
         }
@@ -75,6 +89,19 @@ export class JobQueue {
       for (const id of this.workerIds) this.boss.notifyWorker(id);
     };
     this.unsubscribe = await this.notifier.subscribe(CHANNELS.jobs, wake);
+  }
+
+  /**
+   * A job that would start engine work for an account already at its concurrency limit goes back on the
+   * queue for a moment (fairness.ts); advance steps are never held back. True when it was put back.
+   */
+  private async deferredForFairness(job: RunJob): Promise<boolean> {
+    if (this.accountConcurrency <= 0 || !this.db || (job.kind === 'workflow' && !job.nodeId)) return false;
+    const db = this.db;
+    const wait = await overAccountLimit(db, job.runId, this.accountConcurrency).catch(() => undefined);
+    if (wait === undefined) return false;
+    await this.enqueueRun(db, job, 120 + wait, { stamped: true, startAfterSeconds: wait });
+    return true;
   }
 
   /** Stops fetching jobs (a fetch already under way may still deliver one to the handler). */

@@ -15,6 +15,7 @@ import { EngineInputError } from '../engines/types.js';
 import { newId } from '../ids.js';
 import type { Metrics } from '../ops/metrics.js';
 import { cacheKey, mapFileRefs, nodeInput } from './inputs.js';
+import { chargeReadyNode } from './nodeCharge.js';
 import type { Graph, GraphNode } from './types.js';
 
 const TERMINAL_NODE = new Set(['COMPLETED', 'FAILED', 'SKIPPED', 'CANCELED']);
@@ -100,6 +101,13 @@ export class WorkflowExecutor {
             outputs.set(node.id, hit.output);
             continue;
           }
+          // Charged the price of the input it actually runs with, held before it is queued (nodeCharge.ts).
+          const charge = await chargeReadyNode(tx, { accountId: run.account_id, runId, nodeId: node.id, held: nr.reserved_microcredits, mode, input });
+          if (!charge.ok) {
+            await this.endNode(tx, run, nr, 'FAILED', { error: charge.message, errorCode: charge.code, input: withRefs, cacheKey: key });
+            continue;
+          }
+          nr.reserved_microcredits = charge.price;
           await tx.query(`UPDATE node_runs SET status = 'QUEUED', input = $3, cache_key = $4 WHERE run_id = $1 AND node_id = $2`, [runId, node.id, withRefs, key]);
           nr.status = 'QUEUED';
           await this.queue.enqueueRun(tx, { runId, kind: 'workflow', nodeId: node.id }, 120 + (mode.timeoutSeconds ?? 600));
@@ -133,12 +141,12 @@ export class WorkflowExecutor {
   }
 
   /** Ends a node that never ran on a worker here (skip, cache hit, bad input), settling its share of the hold. */
-  private async endNode(tx: PoolClient, run: any, nr: any, status: 'COMPLETED' | 'FAILED' | 'SKIPPED', x: { error?: string; output?: unknown; cached?: boolean; input?: unknown; cacheKey?: string }): Promise<void> {
+  private async endNode(tx: PoolClient, run: any, nr: any, status: 'COMPLETED' | 'FAILED' | 'SKIPPED', x: { error?: string; errorCode?: string; output?: unknown; cached?: boolean; input?: unknown; cacheKey?: string }): Promise<void> {
     const held: bigint = nr.reserved_microcredits;
     await tx.query(
       `UPDATE node_runs SET status = $3, error = $4, output = $5, cached = $6, input = COALESCE($7, input), cache_key = COALESCE($8, cache_key),
-         reserved_microcredits = 0, started_at = COALESCE(started_at, now()), finished_at = now() WHERE run_id = $1 AND node_id = $2`,
-      [run.id, nr.node_id, status, x.error ?? null, x.output === undefined ? null : JSON.stringify(x.output), x.cached ?? false, x.input === undefined ? null : JSON.stringify(x.input), x.cacheKey ?? null],
+         reserved_microcredits = 0, error_code = $9, started_at = COALESCE(started_at, now()), finished_at = now() WHERE run_id = $1 AND node_id = $2`,
+      [run.id, nr.node_id, status, x.error ?? null, x.output === undefined ? null : JSON.stringify(x.output), x.cached ?? false, x.input === undefined ? null : JSON.stringify(x.input), x.cacheKey ?? null, x.errorCode ?? null],
     );
     // Cached, skipped and failed nodes cost nothing.
     await release(tx, run.account_id, held, run.id, `node ${nr.node_id} ${x.cached ? 'served from cache' : status.toLowerCase()}`);
@@ -319,7 +327,7 @@ export class WorkflowExecutor {
     if (!r.rows[0]) return undefined; // canceled meanwhile, or another worker took over
     const held: bigint = before.reserved_microcredits;
     if (status === 'COMPLETED') {
-      await capture(tx, run.account_id, held, run.id);
+      await capture(tx, run.account_id, held, run.id, `node ${claimed.node_id}`);
       await tx.query(
         `INSERT INTO node_cache (account_id, cache_key, node_type, output, workflow_id, source_run_id) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (account_id, cache_key) DO UPDATE SET output = EXCLUDED.output, workflow_id = EXCLUDED.workflow_id, source_run_id = EXCLUDED.source_run_id, created_at = now()`,

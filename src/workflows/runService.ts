@@ -6,7 +6,6 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { decodeCursor, pageOf } from '../pagination.js';
 import { release, reserve } from '../billing/ledger.js';
-import { estimateNodes } from '../catalog/estimate.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { parseWebhookConfig } from '../events/webhookConfig.js';
 import { WORKFLOW_RUN_EVENTS } from '../events/types.js';
@@ -14,6 +13,7 @@ import { recordEvent } from '../events/outbox.js';
 import type { JobQueue } from '../queue/queue.js';
 import type { NodeRunService } from '../runs/service.js';
 import { resolveRequestValues } from './inputs.js';
+import { estimateWorkflowNodes } from './nodeCharge.js';
 import type { WorkflowService } from './service.js';
 import type { Graph } from './types.js';
 
@@ -46,7 +46,8 @@ export class WorkflowRunService {
       if (!a.available) throw new AppError('MODEL_UNAVAILABLE', `node ${n.id} (${n.type}) cannot run on this server: ${a.reason ?? 'unavailable'}. Nothing was charged.`);
     }
     // The same function as POST /v1/workflows/estimate-credits, over the same nodes: the run costs its estimate.
-    const prices = estimateNodes(this.catalog, modelNodes.map((n) => ({ type: n.type, subModelId: n.subModelId, data: n.data })), 'nodes');
+    // Request-fed values are priced as given; values from other nodes at their defaults, until each node is ready (nodeCharge.ts).
+    const prices = estimateWorkflowNodes(this.catalog, graph, modelNodes, values);
     const total = prices.reduce((s, p) => s + BigInt(p.microcredits), 0n);
     const requestHash = crypto.createHash('sha256').update(canonicalJson({ workflowId: row.id, values: c.values ?? {}, webhook: c.webhook ?? null, graph })).digest('hex');
 

@@ -22,10 +22,13 @@ export async function workflowRunView(files: FileService, run: any, nodes: any[]
       ...(opts.details ? { input: inp, output: out.output } : {}),
       logs: n.logs,
       error: n.error,
+      errorCode: n.error_code ?? null,
       startedAt: iso(n.started_at),
       finishedAt: iso(n.finished_at),
       estimatedCredits: Number(n.estimated_microcredits),
       actualCredits: Number(n.charged_microcredits),
+      /** The node's charge: price(model, the input it ran with), 0 when cached, skipped or failed. */
+      creditUsed: Number(n.charged_microcredits),
     };
   }));
   const actual = run.status === 'COMPLETED' || run.status === 'FAILED' || run.status === 'CANCELED'

@@ -16,7 +16,8 @@ export async function doctorCommand(ctx: CliContext, argv: string[]): Promise<vo
   // The artifact store this deployment's settings name (a folder or a bucket), for the missing-blob check.
   const blobs = createBlobStore(ctx.config);
   const files = new FileService(db, blobs, { publicUrl: () => '', retentionSeconds: 0, urlTtlSeconds: 60 });
-  const report = await runDoctor(db, { stuckAfterSeconds, files }).finally(() => blobs.close?.());
+  const { pricingCatalog } = await import('../../ops/nodeChargeCheck.js');
+  const report = await runDoctor(db, { stuckAfterSeconds, files, catalog: await pricingCatalog(ctx.config) }).finally(() => blobs.close?.());
   output(values.json === true, report, formatReport(report));
   // The report was made: a finding is not an error of the command, so it is said with the exit code alone.
   if (!report.ok) process.exitCode = 1;

@@ -6,11 +6,11 @@ import { principalOf } from '../plugins/auth.js';
 import { type TypedApp, withErrors } from '../schemas/common.js';
 
 const BalanceResponse = Type.Object({
-  availableBalance: Type.Integer({ description: 'Microcredits available to spend (ledger balance minus reservations)' }),
+  availableBalance: Type.Integer({ maximum: Number.MAX_SAFE_INTEGER, description: 'Microcredits available to spend (ledger balance minus reservations). Exact: no balance may exceed 9007199254740991 (Number.MAX_SAFE_INTEGER); a grant that would pass it is refused, so every microcredit figure in this API is an exact JSON integer.' }),
   formatted: Type.String({ description: 'availableBalance in millions with two decimals, e.g. 26.17M' }),
   hasActiveSubscription: Type.Boolean(),
   isOrganization: Type.Boolean(),
-  reservedMicrocredits: Type.Integer({ description: 'Held by runs that have not finished yet' }),
+  reservedMicrocredits: Type.Integer({ maximum: Number.MAX_SAFE_INTEGER, description: 'Held by runs that have not finished yet' }),
 });
 
 export async function creditRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { AppError } from '../../errors.js';
-import { estimateNodes, MAX_NODES } from '../../catalog/estimate.js';
+import { estimateNodes, MAX_NODES, totalMicrocredits } from '../../catalog/estimate.js';
 import { type TypedApp, withErrors } from '../schemas/common.js';
 import { Estimate, EstimateNode } from '../schemas/models.js';
 
@@ -26,7 +26,7 @@ export async function estimateRoutes(app: TypedApp, { services }: { services: Se
     },
   }, async (req) => {
     const estimates = estimateNodes(services.catalog, req.body.nodes);
-    return { totalMicrocredits: estimates.reduce((s, e) => s + e.microcredits, 0), estimates };
+    return { totalMicrocredits: totalMicrocredits(estimates), estimates };
   });
 
   app.post('/v1/nodes/estimate-credits', {
@@ -46,6 +46,6 @@ export async function estimateRoutes(app: TypedApp, { services }: { services: Se
     } else {
       throw new AppError('VALIDATION_ERROR', 'body.nodes or body.nodeType is required', { details: [{ path: 'body.nodeType', message: 'is required (or nodes)' }] });
     }
-    return { estimates, totalMicrocredits: estimates.reduce((s, e) => s + e.microcredits, 0) };
+    return { estimates, totalMicrocredits: totalMicrocredits(estimates) };
   });
 }

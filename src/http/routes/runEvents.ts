@@ -4,6 +4,7 @@ import type { Services } from '../../services.js';
 import type { TypedApp } from '../schemas/common.js';
 import { CHANNELS } from '../../db/notifier.js';
 import { principalOf } from '../plugins/auth.js';
+import { KeyStreams, type EndStream } from '../keyStreams.js';
 
 const TERMINAL = new Set(['run.completed', 'run.failed', 'run.canceled']);
 
@@ -15,6 +16,17 @@ function streamsOf(services: Services): Set<() => void> {
   return set;
 }
 
+/** What both stream routes say about keys (OpenAPI descriptions). */
+export const STREAM_RULES = 'A stream obeys its key: within seconds of the key being revoked or expiring it ends with a final `error` event whose data is the error body (code UNAUTHORIZED). One key may hold at most ATELIER_STREAMS_PER_KEY open streams (default 25) across all API processes; past that the request is answered 429 RATE_LIMITED.';
+
+/** Per server: the open streams' keys, checked so a revoked or expired key's streams end (keyStreams.ts). */
+const keyStreams = new WeakMap<Services, KeyStreams>();
+function keyStreamsOf(services: Services): KeyStreams {
+  let k = keyStreams.get(services);
+  if (!k) keyStreams.set(services, (k = new KeyStreams(services.db, { perKey: services.config.streamsPerKey, checkMs: services.config.streamKeyCheckMs })));
+  return k;
+}
+
 /**
  * Server-Sent Events of a run: the same events its webhooks carry, each with its outbox id as the SSE
  * `id` so a reconnect with Last-Event-ID resumes where it left off; the stream closes after the run's
@@ -23,6 +35,9 @@ function streamsOf(services: Services): Set<() => void> {
 export async function streamRunEvents(services: Services, req: FastifyRequest, reply: FastifyReply, runId: string): Promise<void> {
   const lastHeader = req.headers['last-event-id'];
   let last = typeof lastHeader === 'string' && /^\d{1,18}$/.test(lastHeader) ? BigInt(lastHeader) : 0n;
+  // Counted against the key's cap before anything is sent (429 past it); ended with an error event when the key stops being valid.
+  let endForKey: EndStream = () => {};
+  const releaseKey = await keyStreamsOf(services).open(principalOf(req).keyId, (reason) => endForKey(reason));
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
@@ -39,6 +54,7 @@ export async function streamRunEvents(services: Services, req: FastifyRequest, r
     if (closed) return;
     closed = true;
     streamsOf(services).delete(close);
+    releaseKey();
     off();
     offReconnect();
     clearInterval(keepAlive);
@@ -61,6 +77,12 @@ export async function streamRunEvents(services: Services, req: FastifyRequest, r
   });
   const offReconnect = services.notifier.onReconnect(pump);
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+  endForKey = (reason) => {
+    if (closed) return;
+    const body = { error: reason.message, message: reason.message, code: reason.code, traceId: req.id };
+    res.write(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
+    close();
+  };
   req.raw.on('close', close);
   streamsOf(services).add(close);
   pump();
@@ -68,12 +90,13 @@ export async function streamRunEvents(services: Services, req: FastifyRequest, r
 
 export async function runEventRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
   app.addHook('preClose', async () => {
+    keyStreams.get(services)?.stop();
     for (const close of [...streamsOf(services)]) close();
   });
   app.get('/v1/nodes/runs/:runId/events', {
     schema: {
       tags: ['nodes'], summary: 'Stream a standalone run\'s events (Server-Sent Events)',
-      description: 'Each SSE message has the outbox id as `id`, the event type as `event` and the webhook payload as `data`. Send Last-Event-ID to resume. Closes after run.completed, run.failed or run.canceled.',
+      description: `Each SSE message has the outbox id as \`id\`, the event type as \`event\` and the webhook payload as \`data\`. Send Last-Event-ID to resume. Closes after run.completed, run.failed or run.canceled. ${STREAM_RULES}`,
       params: Type.Object({ runId: Type.String({ maxLength: 100 }) }),
       produces: ['text/event-stream'],
     },

@@ -6,7 +6,7 @@ import { workflowRunView } from '../../workflows/runView.js';
 import { principalOf } from '../plugins/auth.js';
 import { type TypedApp, withErrors } from '../schemas/common.js';
 import { RunCreatedSchema, WebhookConfigSchema, WorkflowRun, WorkflowRunCreated } from '../schemas/runs.js';
-import { streamRunEvents } from './runEvents.js';
+import { STREAM_RULES, streamRunEvents } from './runEvents.js';
 
 const RunId = Type.Object({ runId: Type.String({ maxLength: 100 }) });
 const header = (req: FastifyRequest, name: string): string | undefined => {
@@ -104,7 +104,7 @@ export async function workflowRunRoutes(app: TypedApp, { services }: { services:
   });
 
   app.get('/v1/runs/:runId/events', {
-    schema: { tags, summary: 'Stream a workflow run\'s events (Server-Sent Events)', params: RunId, produces: ['text/event-stream'] },
+    schema: { tags, summary: 'Stream a workflow run\'s events (Server-Sent Events)', description: STREAM_RULES, params: RunId, produces: ['text/event-stream'] },
   }, async (req, reply) => {
     const { runId } = req.params;
     await runs.get(acct(req), runId);

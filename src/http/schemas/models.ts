@@ -91,4 +91,9 @@ export const EstimateNode = Type.Object({
   subModelId: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
 }, { additionalProperties: true });
 
-export const Estimate = Type.Object({ microcredits: Type.Integer() });
+export const Estimate = Type.Object({
+  microcredits: Type.Integer(),
+  pricedAtDefault: Type.Optional(Type.Array(Type.String(), {
+    description: 'Pricing inputs absent from `data`, priced at their defaults. In a workflow such inputs usually arrive along edges: a run charges each node the price of the input it actually receives, reserved before the node runs.',
+  })),
+});

@@ -1,0 +1,90 @@
+import type { Db } from '../db/pool.js';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
+
+/**
+ * Event streams obey their key. Every API process registers its open SSE streams here:
+ * - a cap per key across all processes (a row per open stream in `open_streams`, counted under a
+ *   per-key advisory lock; past the cap the open is refused with 429);
+ * - every `checkMs` the process renews its rows and asks PostgreSQL which of its streams' keys are still
+ *   valid (not revoked, not expired) in one query; the streams of a key that is not end with a final
+ *   `error` event. So a revoked or expired key's streams end within seconds, in every process, whichever
+ *   process revoked it.
+ */
+
+/** How long a stream's row outlives its process's last renewal (a crashed process's rows lapse). */
+const ALIVE_SECONDS = 30;
+
+const OPEN = `INSERT INTO open_streams (id, key_id, holder, alive_until) VALUES ($1, $2, $3, now() + make_interval(secs => ${ALIVE_SECONDS}))`;
+const COUNT = `SELECT count(*)::int AS n FROM open_streams WHERE key_id = $1 AND alive_until > now()`;
+const LOCK = `SELECT pg_advisory_xact_lock(hashtext('atelier:streams:' || $1))`;
+const PRUNE = `DELETE FROM open_streams WHERE key_id = $1 AND alive_until <= now()`;
+const CLOSE = `DELETE FROM open_streams WHERE id = $1`;
+/** Renews this process's rows and returns which of the given keys may still stream. */
+const RENEW_AND_CHECK = `WITH renew AS (UPDATE open_streams SET alive_until = now() + make_interval(secs => ${ALIVE_SECONDS}) WHERE holder = $1)
+  SELECT id FROM api_keys WHERE id = ANY($2) AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
+
+export type EndStream = (reason: { code: 'UNAUTHORIZED'; message: string }) => void;
+
+export class KeyStreams {
+  readonly holder = newId('sse');
+  private readonly byKey = new Map<string, Map<string, EndStream>>();
+  private timer: NodeJS.Timeout | undefined;
+  private checking = false;
+
+  constructor(private readonly db: Db, private readonly opts: { perKey: number; checkMs: number }) {}
+
+  /** Registers a stream of `keyId`, or throws 429 RATE_LIMITED when the key has `perKey` open. Returns its release. */
+  async open(keyId: string, end: EndStream): Promise<() => void> {
+    const id = newId('str');
+    await this.db.tx(async (tx) => {
+      await tx.query(LOCK, [keyId]);
+      await tx.query(PRUNE, [keyId]);
+      const n: number = (await tx.query(COUNT, [keyId])).rows[0].n;
+      if (n >= this.opts.perKey) {
+        throw new AppError('RATE_LIMITED', `this API key already has ${n} open event streams (at most ${this.opts.perKey}); close one first`, { headers: { 'retry-after': '5' } });
+      }
+      await tx.query(OPEN, [id, keyId, this.holder]);
+    });
+    let streams = this.byKey.get(keyId);
+    if (!streams) this.byKey.set(keyId, (streams = new Map()));
+    streams.set(id, end);
+    this.timer ??= setInterval(() => void this.check(), this.opts.checkMs).unref();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const set = this.byKey.get(keyId);
+      set?.delete(id);
+      if (set?.size === 0) this.byKey.delete(keyId);
+      if (this.byKey.size === 0 && this.timer) {
+        clearInterval(this.timer);
+        this.timer = undefined;
+      }
+      this.db.query(CLOSE, [id]).catch(() => {});
+    };
+  }
+
+  /** One round trip for every stream of this process: renew, then end the streams of keys no longer valid. */
+  async check(): Promise<void> {
+    if (this.checking || this.byKey.size === 0) return;
+    this.checking = true;
+    try {
+      const keys = [...this.byKey.keys()];
+      const valid = new Set((await this.db.query(RENEW_AND_CHECK, [this.holder, keys])).rows.map((r) => r.id as string));
+      for (const k of keys) {
+        if (valid.has(k)) continue;
+        for (const end of [...(this.byKey.get(k)?.values() ?? [])]) end({ code: 'UNAUTHORIZED', message: 'the API key of this stream was revoked or has expired' });
+      }
+    } catch {
+      // The database is away: streams go on; the next check decides.
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}

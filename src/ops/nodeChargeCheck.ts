@@ -1,0 +1,59 @@
+import path from 'node:path';
+import type { Queryable } from '../db/pool.js';
+import { Catalog } from '../catalog/catalog.js';
+import { builtinModels } from '../catalog/models/index.js';
+import { loadOperatorModels } from '../catalog/operatorModels.js';
+import type { Config } from '../config.js';
+import { mapFileRefs } from '../workflows/inputs.js';
+import { nodePrice } from '../workflows/nodeCharge.js';
+import { CHARGED_NODES } from '../workflows/queries.js';
+
+export interface NodeChargeFinding {
+  run_id: string;
+  node_id: string;
+  node_type: string;
+  charged: number;
+  priced: number | null;
+  reason: string;
+}
+
+/**
+ * Doctor's `node_charges` check: every charged workflow node was charged exactly the pricing function on
+ * its stored input (the input it ran with), the figure a standalone run of that input costs. Reads only.
+ */
+export async function checkNodeCharges(db: Queryable, catalog: Catalog, limit = 1000): Promise<NodeChargeFinding[]> {
+  const rows = (await db.query(CHARGED_NODES)).rows;
+  const found: NodeChargeFinding[] = [];
+  for (const r of rows) {
+    if (found.length >= limit) break;
+    const charged = Number(r.charged_microcredits);
+    const base = { run_id: r.run_id, node_id: r.node_id, node_type: r.node_type, charged };
+    let mode;
+    try {
+      mode = catalog.resolveNode(r.node_type, r.sub_model_id, { requireSubModel: false }).mode;
+    } catch {
+      found.push({ ...base, priced: null, reason: 'its model is not in this catalog, so its price cannot be checked' });
+      continue;
+    }
+    let priced: number;
+    try {
+      // Files are stored as references; pricing never reads them, validation only wants a URL in their place.
+      const input = catalog.validateInput(mode, mapFileRefs(r.input ?? {}, (id) => `https://files.invalid/v1/files/${id}`), { path: 'input' });
+      priced = Number(nodePrice(mode, input));
+    } catch (err) {
+      found.push({ ...base, priced: null, reason: `its stored input cannot be priced: ${(err as Error).message}` });
+      continue;
+    }
+    if (priced !== charged) found.push({ ...base, priced, reason: `charged ${charged} µc but its input prices at ${priced}` });
+  }
+  return found;
+}
+
+/** The catalog doctor prices with: the built-in models and the operator's file, no engines needed. */
+export async function pricingCatalog(config: Config, env: NodeJS.ProcessEnv = process.env): Promise<Catalog> {
+  const builtin = builtinModels({ ...env, DATA_DIR: config.dataDir, MODELS_DIR: config.modelsDir });
+  const operator = await loadOperatorModels(env.ATELIER_MODELS_FILE ?? path.join(config.dataDir, 'atelier.models.json'), {
+    existingNodeTypes: builtin.map((m) => m.nodeType),
+  }).catch(() => []);
+  return new Catalog([...builtin, ...operator], () => ({ available: true }));
+}

@@ -1,0 +1,48 @@
+import type { Queryable } from '../db/pool.js';
+
+/**
+ * Fair shares of the worker pool between accounts, kept in PostgreSQL so they hold across any number of
+ * worker processes (pg-boss 10 fetches `ORDER BY priority DESC, created_on, id`).
+ *
+ * 1. A start-time fair queue: each job is sent with priority −(its account's live runs other than its
+ *    own). An account's first run goes ahead of another account's tenth, whatever their enqueue order, so
+ *    one account's backlog delays another's run by at most the runs already on the engine slots.
+ * 2. A per-account concurrency limit (ATELIER_ACCOUNT_CONCURRENCY, default 8; 0 turns it off): a worker
+ *    that takes a job of an account already running that many runs or nodes puts it back for a little
+ *    later instead of starting it. Checked before the run is claimed, so workers taking jobs of one
+ *    account at the same instant may pass it by the few they took at once; it is a share, not a lock.
+ */
+
+/** Lowest priority given: a backlog deeper than this is ordered by age alone. */
+export const MIN_PRIORITY = -1_000_000;
+
+/** Priority of a job whose account has `liveAhead` other queued or running runs. Pure. */
+export function fairPriority(liveAhead: number): number {
+  return Math.max(MIN_PRIORITY, -Math.max(0, Math.floor(liveAhead))) || 0;
+}
+
+/** How long a job over its account's limit waits before it is offered again (seconds). Pure. */
+export function deferSeconds(running: number, limit: number): number {
+  return Math.min(5, 1 + Math.max(0, running - limit));
+}
+
+/** The account's other live runs (uses runs_live_by_account). $1 run. */
+export const LIVE_AHEAD = `SELECT count(*)::int AS n FROM runs
+  WHERE account_id = (SELECT account_id FROM runs WHERE id = $1) AND status IN ('QUEUED', 'RUNNING') AND id <> $1`;
+
+/** What the account is running now: standalone runs plus workflow nodes. $1 run. */
+export const RUNNING_NOW = `WITH a AS (SELECT account_id FROM runs WHERE id = $1)
+  SELECT (SELECT count(*) FROM runs r, a WHERE r.account_id = a.account_id AND r.status = 'RUNNING' AND r.kind = 'node')::int
+       + (SELECT count(*) FROM runs w JOIN node_runs n ON n.run_id = w.id, a WHERE w.account_id = a.account_id AND w.status = 'RUNNING' AND n.status = 'RUNNING')::int AS n`;
+
+export async function priorityFor(db: Queryable, runId: string): Promise<number> {
+  const r = await db.query(LIVE_AHEAD, [runId]);
+  return fairPriority(r.rows[0]?.n ?? 0);
+}
+
+/** Seconds to put this job back for when its account is at its limit; undefined to start it now. */
+export async function overAccountLimit(db: Queryable, runId: string, limit: number): Promise<number | undefined> {
+  if (limit <= 0) return undefined;
+  const running: number = (await db.query(RUNNING_NOW, [runId])).rows[0]?.n ?? 0;
+  return running >= limit ? deferSeconds(running, limit) : undefined;
+}
