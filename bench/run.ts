@@ -36,7 +36,7 @@ const pg = await findPostgres();
 const startedAt = new Date().toISOString();
 const report: Report = { startedAt, finishedAt: '', command: `npm run bench${args.length ? ` -- ${args.join(' ')}` : ''}`, machine: machine(pg.where), rows: [], notes: [] };
 const scenarios: Array<[string, string, () => Promise<Row[]>]> = [
-  ['a', 'authenticated GET /v1/models vs hello-world', () => httpModels(pg, { seconds, rounds: 2, connections: 50 })],
+  ['a', 'authenticated GET /v1/models vs the same bytes from bare Fastify; GET /v1/credits/balance vs hello-world', () => httpModels(pg, { seconds, rounds: 2, connections: 32 })],
   ['b', 'run creation rate and enqueue→RUNNING latency', () => runCreate(pg, { seconds, connections: 20, pacedPerSecond: 20 })],
   ['c', '100-node chain workflow: overhead and cached re-run', () => chainWorkflow(pg)],
   ['d', 'webhook deliveries/s and event→first-attempt latency', () => webhooks(pg, { backlog: 3000, pacedRuns: 100 })],

@@ -91,7 +91,7 @@ export async function createServices(config: Config, db: Db, opts: { supervise?:
     config,
     db,
     accounts: new AccountService(db),
-    keys: new KeyService(db),
+    keys: new KeyService(db, notifier),
     credits: new CreditService(db),
     ready: () => ready,
     markReady: () => {

@@ -14,7 +14,7 @@ export interface LoadResult {
  * autocannon against one URL for `seconds`: `connections` keep-alive connections, each request optionally
  * carrying the next of `keys` (so no key's 10,000-a-minute window is what gets measured).
  */
-export async function hammer(opts: { url: string; method?: string; body?: string; connections: number; seconds: number; keys?: string[]; headers?: Record<string, string> }): Promise<LoadResult> {
+export async function hammer(opts: { url: string; method?: string; body?: string; connections: number; seconds: number; keys?: string[]; headers?: Record<string, string>; keyPerConnection?: boolean }): Promise<LoadResult> {
   let i = 0;
   const keys = opts.keys ?? [];
   const headers = { ...(opts.body ? { 'content-type': 'application/json' } : {}), ...(opts.headers ?? {}) };
@@ -25,7 +25,11 @@ export async function hammer(opts: { url: string; method?: string; body?: string
     method: opts.method ?? 'GET',
     headers,
     body: opts.body,
-    requests: keys.length ? [{
+    // keyPerConnection: each connection is one client with its own key (connection i takes keys[i]), as real clients are.
+    setupClient: keys.length && opts.keyPerConnection
+      ? (client: any) => client.setHeaders({ ...headers, authorization: `Bearer ${keys[i++ % keys.length]}` })
+      : undefined,
+    requests: keys.length && !opts.keyPerConnection ? [{
       setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, authorization: `Bearer ${keys[i++ % keys.length]}` } }),
     }] : undefined,
   });

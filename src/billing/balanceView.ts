@@ -4,11 +4,11 @@ import { formatMillions } from './format.js';
 
 /** The balance answer of GET /v1/credits/balance; shared so the MCP get_balance tool returns the same JSON. */
 export async function balanceView(services: Services, principal: Pick<Principal, 'accountId' | 'isOrganization'>) {
-  const b = await services.credits.balance(principal.accountId);
+  const b = await services.credits.balanceAndSubscription(principal.accountId);
   return {
     availableBalance: Number(b.available),
     formatted: formatMillions(b.available),
-    hasActiveSubscription: await services.credits.hasActiveSubscription(principal.accountId),
+    hasActiveSubscription: b.hasActiveSubscription,
     isOrganization: principal.isOrganization,
     reservedMicrocredits: Number(b.reserved),
   };

@@ -72,11 +72,16 @@ export async function reserve(tx: Queryable, accountId: string, amount: bigint, 
   const r = await tx.query(q.RESERVE_AND_RECORD, [accountId, amount, runId]);
   if (!r.rows[0]) {
     const b = await balanceOf(tx, accountId);
-    throw new AppError('INSUFFICIENT_CREDITS', `this run costs ${amount} microcredits but only ${b.available} are available`, {
-      extra: { requiredMicrocredits: Number(amount), availableMicrocredits: Number(b.available) },
-    });
+    throw insufficientCredits(amount, b.available);
   }
   return toBalance(r.rows[0]);
+}
+
+/** The refusal of a reservation the available balance cannot cover. */
+export function insufficientCredits(amount: bigint, available: bigint): AppError {
+  return new AppError('INSUFFICIENT_CREDITS', `this run costs ${amount} microcredits but only ${available} are available`, {
+    extra: { requiredMicrocredits: Number(amount), availableMicrocredits: Number(available) },
+  });
 }
 
 /** Turns a run's hold into a charge. The caller guarantees once-only by settling under a state guard. */

@@ -1,4 +1,5 @@
 import type { Db } from '../db/pool.js';
+import { AppError } from '../errors.js';
 import { balanceOf, grant, type Balance } from './ledger.js';
 import * as q from './queries.js';
 
@@ -12,6 +13,15 @@ export class CreditService {
 
   async hasActiveSubscription(accountId: string): Promise<boolean> {
     return (await this.db.query(q.HAS_ACTIVE_SUBSCRIPTION, [accountId])).rows[0].active;
+  }
+
+  /** The balance and whether a subscription is active, in one round trip (GET /v1/credits/balance). */
+  async balanceAndSubscription(accountId: string): Promise<Balance & { hasActiveSubscription: boolean }> {
+    const row = (await this.db.query(q.BALANCE_AND_SUBSCRIPTION, [accountId])).rows[0];
+    if (!row) throw new AppError('NOT_FOUND', 'account not found');
+    const posted: bigint = row.posted;
+    const reserved: bigint = row.reserved;
+    return { posted, reserved, available: posted - reserved, hasActiveSubscription: row.active };
   }
 
   grant(accountId: string, microcredits: bigint, note?: string): Promise<Balance> {

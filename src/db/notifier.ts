@@ -14,6 +14,7 @@ export class Notifier {
   private readonly reconnectHandlers = new Set<() => void>();
   private stopped = false;
   private connecting: Promise<void> | undefined;
+  private connections = 0;
 
   constructor(private readonly url: string) {}
 
@@ -35,6 +36,7 @@ export class Notifier {
           client.on('end', () => this.lost(client));
           for (const channel of this.handlers.keys()) await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
           this.client = client;
+          this.connections++;
           return;
         } catch {
           await client.end().catch(() => {});
@@ -68,6 +70,19 @@ export class Notifier {
     return () => set!.delete(handler);
   }
 
+  /** True while the LISTEN connection is up (and listening on every subscribed channel). */
+  get listening(): boolean {
+    return this.client !== undefined && !this.stopped;
+  }
+
+  /**
+   * Counts the LISTEN connections made so far: a change means notifications may have been missed in
+   * between, so whoever trusts a cache on the strength of notifications must drop it.
+   */
+  get epoch(): number {
+    return this.connections;
+  }
+
   onReconnect(handler: () => void): () => void {
     this.reconnectHandlers.add(handler);
     return () => this.reconnectHandlers.delete(handler);
@@ -88,6 +103,8 @@ export const CHANNELS = {
   cancel: 'atelier_cancel',
   events: 'atelier_events',
   deliveries: 'atelier_deliveries',
+  /** An API key or its user changed (revoke, edit, delete, active organization): sent by triggers (migration 017). */
+  keys: 'atelier_keys',
 } as const;
 
 /** Inside Db.tx: sent once the transaction has committed (see Db.tx for why). Elsewhere: sent now. */

@@ -77,6 +77,14 @@ export class Db {
     }
   }
 
+  /**
+   * For a statement that committed on its own (autocommit, no Db.tx): its NOTIFY goes out the same way as
+   * a transaction's, batched with the others of this turn.
+   */
+  notifyAfterCommit(channel: string, payload = ''): void {
+    this.sendSoon([[channel, payload]]);
+  }
+
   private outgoing: Array<[string, string]> = [];
   private sending: Promise<void> | undefined;
 
@@ -109,6 +117,12 @@ export class Db {
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const e = err as { code?: string; constraint?: string };
   return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
+}
+
+/** True when the error is PostgreSQL's check-violation for the named constraint. */
+export function isCheckViolation(err: unknown, constraint: string): boolean {
+  const e = err as { code?: string; constraint?: string };
+  return e?.code === '23514' && e.constraint === constraint;
 }
 
 /**

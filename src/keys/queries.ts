@@ -2,8 +2,10 @@ export const LOCK_USER = `SELECT id FROM users WHERE id = $1 FOR UPDATE`;
 export const COUNT_LIVE_KEYS = `SELECT count(*)::int AS n FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL`;
 export const INSERT_KEY = `INSERT INTO api_keys (id, user_id, label, prefix, key_hash, rate_per_minute, rate_per_day, expires_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`;
-export const INSERT_USAGE = `INSERT INTO key_usage (key_id) VALUES ($1)`;
-export const LIST_KEYS = `SELECT k.*, s.last_used_at FROM api_keys k LEFT JOIN key_usage s ON s.key_id = k.id
+export const INSERT_USAGE = `WITH w AS (INSERT INTO key_windows (key_id) VALUES ($1)) INSERT INTO key_usage (key_id) VALUES ($1)`;
+/** last_used_at: the exact one while the windows table has it, else the durable one (refreshed once a minute). */
+export const LIST_KEYS = `SELECT k.*, GREATEST(w.last_used_at, s.last_used_at) AS last_used_at FROM api_keys k
+  LEFT JOIN key_usage s ON s.key_id = k.id LEFT JOIN key_windows w ON w.key_id = k.id
   WHERE k.user_id = $1 ORDER BY k.created_at, k.id`;
 export const REVOKE_BY_LABEL = `UPDATE api_keys SET revoked_at = now()
   WHERE user_id = $1 AND label = $2 AND revoked_at IS NULL RETURNING *`;
@@ -13,48 +15,71 @@ export const REVOKE_BY_ID = `UPDATE api_keys SET revoked_at = now()
 export const UPDATE_KEY = `WITH k AS (
   UPDATE api_keys SET label = COALESCE($3, label), rate_per_minute = COALESCE($4, rate_per_minute), rate_per_day = COALESCE($5, rate_per_day)
    WHERE user_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING *)
-  SELECT k.*, s.last_used_at FROM k LEFT JOIN key_usage s ON s.key_id = k.id`;
+  SELECT k.*, GREATEST(w.last_used_at, s.last_used_at) AS last_used_at FROM k
+  LEFT JOIN key_usage s ON s.key_id = k.id LEFT JOIN key_windows w ON w.key_id = k.id`;
 
 /**
- * Authentication and both rate-limit windows in one round trip. The UPDATE admits the request only while
- * both fixed windows (UTC minute, UTC day) have room; concurrent requests on one key serialise on the
- * key_usage row and PostgreSQL re-checks the WHERE against the row each one finds, so no window is ever
- * over-admitted, however many API processes share the database. The outer SELECT reads the counters as
- * they were before this statement, which is what a refused request reports.
- * $1 = SHA-256 of the presented key.
+ * A usable-or-expired key's record by the SHA-256 of the presented key: what an API process caches (keys/cache.ts).
+ * Revoked keys are not returned. Expiry is left to the caller, which checks it on every request.
  */
-export const AUTHENTICATE = `
-WITH k AS (
-  SELECT k.id, k.user_id, k.key_hash, k.label, k.prefix, k.rate_per_minute, k.rate_per_day, k.expires_at, k.revoked_at,
-         u.account_id AS user_account_id, u.email, o.account_id AS org_account_id,
-         (k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())) AS usable,
-         date_trunc('minute', now()) AS m0,
-         date_trunc('day', now(), 'UTC') AS d0
-    FROM api_keys k
-    JOIN users u ON u.id = k.user_id
-    LEFT JOIN organizations o ON o.id = u.active_org_id
-   WHERE k.key_hash = $1
-), upd AS (
-  UPDATE key_usage s SET
-      minute_count = CASE WHEN s.minute_start >= k.m0 THEN s.minute_count + 1 ELSE 1 END,
-      minute_start = GREATEST(s.minute_start, k.m0),
-      day_count    = CASE WHEN s.day_start >= k.d0 THEN s.day_count + 1 ELSE 1 END,
-      day_start    = GREATEST(s.day_start, k.d0),
-      last_used_at = now()
-    FROM k
-   WHERE s.key_id = k.id AND k.usable
-     AND (CASE WHEN s.minute_start >= k.m0 THEN s.minute_count ELSE 0 END) < k.rate_per_minute
-     AND (CASE WHEN s.day_start >= k.d0 THEN s.day_count ELSE 0 END) < k.rate_per_day
-  RETURNING s.minute_count, s.minute_start, s.day_count, s.day_start
+export const LOOKUP_KEY = `
+SELECT k.id, k.user_id, k.key_hash, k.rate_per_minute, k.rate_per_day, k.expires_at,
+       u.account_id AS user_account_id, u.email, o.account_id AS org_account_id
+  FROM api_keys k
+  JOIN users u ON u.id = k.user_id
+  LEFT JOIN organizations o ON o.id = u.active_org_id
+ WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
+
+/**
+ * Counts a batch of requests against their keys' two fixed windows (UTC minute, UTC day) in one statement:
+ * $1 key ids (each once), $2 how many requests each key brought, $3/$4 its per-minute/per-day limits.
+ * Each key is admitted min(wanted, room left in either window) requests.
+ *
+ * Exact across processes: the window rows are locked in key order (so two batches never deadlock) and the
+ * locked rows are the latest committed ones, so concurrent batches of any process serialise per key and
+ * no window is over-admitted. A window never moves back (GREATEST), so a statement whose now() fell just
+ * before a minute boundary that another already crossed counts into the newer window.
+ *
+ * key_windows is UNLOGGED: this statement writes no WAL, so its commit does not wait for a disk flush;
+ * only the durable key_usage.last_used_at, refreshed at most once a minute per key, does.
+ * A key whose window row is missing (new, or PostgreSQL restarted after a crash) gets it inserted here and
+ * comes back with admitted NULL: the caller counts it again in its next batch.
+ */
+export const COUNT_REQUESTS = `
+WITH req AS (
+  SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::int[]) AS r(key_id, wanted, per_minute, per_day)
+), t AS (
+  SELECT now() AS at, date_trunc('minute', now()) AS m0, date_trunc('day', now(), 'UTC') AS d0
+), cur AS (
+  SELECT w.key_id,
+         GREATEST(w.minute_start, t.m0) AS minute_start,
+         CASE WHEN w.minute_start >= t.m0 THEN w.minute_count ELSE 0 END AS minute_used,
+         GREATEST(w.day_start, t.d0) AS day_start,
+         CASE WHEN w.day_start >= t.d0 THEN w.day_count ELSE 0 END AS day_used
+    FROM key_windows w CROSS JOIN t
+   WHERE w.key_id = ANY($1::text[])
+   ORDER BY w.key_id
+     FOR UPDATE OF w
+), granted AS (
+  SELECT cur.*, LEAST(req.wanted, GREATEST(0, req.per_minute - cur.minute_used), GREATEST(0, req.per_day - cur.day_used)) AS admitted
+    FROM cur JOIN req USING (key_id)
+), counted AS (
+  UPDATE key_windows w SET minute_start = g.minute_start, minute_count = g.minute_used + g.admitted,
+         day_start = g.day_start, day_count = g.day_used + g.admitted, last_used_at = t.at
+    FROM granted g CROSS JOIN t
+   WHERE w.key_id = g.key_id AND g.admitted > 0
+), touched AS (
+  UPDATE key_usage s SET last_used_at = t.at
+    FROM granted g CROSS JOIN t
+   WHERE s.key_id = g.key_id AND g.admitted > 0 AND (s.last_used_at IS NULL OR s.last_used_at < t.at - interval '1 minute')
+), missing AS (
+  INSERT INTO key_windows (key_id)
+  SELECT r.key_id FROM req r JOIN api_keys k ON k.id = r.key_id WHERE NOT EXISTS (SELECT 1 FROM cur WHERE cur.key_id = r.key_id)
+  ON CONFLICT DO NOTHING
 )
-SELECT k.*,
-       upd.minute_count IS NOT NULL AS admitted,
-       COALESCE(upd.minute_count, CASE WHEN s.minute_start >= k.m0 THEN s.minute_count ELSE 0 END) AS minute_used,
-       COALESCE(upd.day_count, CASE WHEN s.day_start >= k.d0 THEN s.day_count ELSE 0 END) AS day_used,
-       (extract(epoch FROM k.m0) * 1000)::bigint AS minute_start_ms,
-       (extract(epoch FROM k.d0) * 1000)::bigint AS day_start_ms,
-       (extract(epoch FROM now()) * 1000)::bigint AS now_ms
-  FROM k
-  LEFT JOIN upd ON true
-  LEFT JOIN key_usage s ON s.key_id = k.id`;
+SELECT r.key_id, g.admitted, g.minute_used, g.day_used,
+       (extract(epoch FROM g.minute_start) * 1000)::bigint AS minute_start_ms,
+       (extract(epoch FROM g.day_start) * 1000)::bigint AS day_start_ms,
+       (extract(epoch FROM t.at) * 1000)::bigint AS now_ms
+  FROM req r CROSS JOIN t LEFT JOIN granted g USING (key_id)`;
 export const ANY_KEY = `SELECT EXISTS (SELECT 1 FROM api_keys) AS any`;

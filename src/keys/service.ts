@@ -1,10 +1,13 @@
 import type { Db } from '../db/pool.js';
+import type { Notifier } from '../db/notifier.js';
 import { isUniqueViolation } from '../db/pool.js';
 import { AppError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { User } from '../accounts/service.js';
 import { generateKey, hashKey, hashesEqual, looksLikeKey, visiblePrefix } from './keyFormat.js';
-import { asRefused, DAY_MS, MINUTE_MS, type WindowState } from './rateWindow.js';
+import type { WindowState } from './rateWindow.js';
+import { KeyCache, type KeyRecord } from './cache.js';
+import { RateCounter } from './rateCounter.js';
 import * as q from './queries.js';
 
 export const MAX_KEYS_PER_ACCOUNT = 10;
@@ -80,8 +83,32 @@ function checkLimit(name: string, value: number | undefined, range: { default: n
   return value;
 }
 
+function toRecord(row: any): KeyRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    email: row.email,
+    accountId: row.org_account_id ?? row.user_account_id,
+    isOrganization: row.org_account_id !== null,
+    keyHash: row.key_hash,
+    perMinute: row.rate_per_minute,
+    perDay: row.rate_per_day,
+    expiresAtMs: row.expires_at ? row.expires_at.getTime() : null,
+  };
+}
+
 export class KeyService {
-  constructor(private readonly db: Db) {}
+  /** Key records of this process, trusted while `notifier` listens (keys/cache.ts). */
+  readonly cache: KeyCache;
+  readonly counter: RateCounter;
+
+  constructor(private readonly db: Db, notifier?: Notifier) {
+    this.cache = new KeyCache(async (hash) => {
+      const row = (await this.db.query(q.LOOKUP_KEY, [hash])).rows[0];
+      return row ? toRecord(row) : undefined;
+    }, notifier);
+    this.counter = new RateCounter(db);
+  }
 
   async create(
     user: User,
@@ -128,6 +155,8 @@ export class KeyService {
   async revoke(user: User, label: string): Promise<ApiKeyInfo> {
     const r = await this.db.query(q.REVOKE_BY_LABEL, [user.id, label]);
     if (r.rowCount === 0) throw new AppError('NOT_FOUND', `no unrevoked key labelled "${label}"`);
+    // This process at once; the others when the trigger's notification reaches them.
+    this.cache.invalidate(`key:${r.rows[0].id}`);
     return toInfo(r.rows[0]);
   }
 
@@ -135,6 +164,7 @@ export class KeyService {
   async revokeById(user: User, keyId: string): Promise<ApiKeyInfo> {
     const r = await this.db.query(q.REVOKE_BY_ID, [user.id, keyId]);
     if (r.rowCount === 0) throw new AppError('NOT_FOUND', 'no such unrevoked key');
+    this.cache.invalidate(`key:${keyId}`);
     return toInfo(r.rows[0]);
   }
 
@@ -148,6 +178,7 @@ export class KeyService {
     try {
       const r = await this.db.query(q.UPDATE_KEY, [user.id, keyId, label ?? null, perMinute, perDay]);
       if (r.rowCount === 0) throw new AppError('NOT_FOUND', 'no such unrevoked key');
+      this.cache.invalidate(`key:${keyId}`);
       return toInfo(r.rows[0]);
     } catch (err) {
       if (isUniqueViolation(err, 'api_keys_label_unique')) throw new AppError('CONFLICT', `a key labelled "${label}" already exists`);
@@ -158,27 +189,28 @@ export class KeyService {
   /**
    * Resolves a presented key to its principal and counts the request against both windows.
    * Returns undefined for anything that is not a usable key (malformed, unknown, revoked, expired).
+   * The key record comes from this process's cache when nothing changed (no round trip); the count is
+   * one statement shared with the other requests of the moment (keys/rateCounter.ts).
    */
   async authenticate(presented: string): Promise<Principal | undefined> {
     if (!looksLikeKey(presented)) return undefined;
     const hash = hashKey(presented);
-    const row = (await this.db.query(q.AUTHENTICATE, [hash])).rows[0];
-    // The lookup is by hash; the constant-time comparison guards against any index collation surprise.
-    if (!row || !row.usable || !hashesEqual(row.key_hash, hash)) return undefined;
-    const minuteStart = Number(row.minute_start_ms);
-    const dayStart = Number(row.day_start_ms);
-    const minute: WindowState = { limit: row.rate_per_minute, used: row.minute_used, resetMs: minuteStart + MINUTE_MS };
-    const day: WindowState = { limit: row.rate_per_day, used: row.day_used, resetMs: dayStart + DAY_MS };
-    const windows = row.admitted ? { minute, day } : asRefused(minute, day);
+    const record = await this.cache.get(hash);
+    // The lookup is by hash; the constant-time comparison guards against any collation or cache-key surprise.
+    if (!record || !hashesEqual(record.keyHash, hash)) return undefined;
+    if (record.expiresAtMs !== null && record.expiresAtMs <= Date.now()) return undefined;
+    const counted = await this.counter.count(record);
+    if (!counted) return undefined;
     return {
-      keyId: row.id,
-      userId: row.user_id,
-      email: row.email,
-      accountId: row.org_account_id ?? row.user_account_id,
-      isOrganization: row.org_account_id !== null,
-      admitted: row.admitted,
-      ...windows,
-      nowMs: Number(row.now_ms),
+      keyId: record.id,
+      userId: record.userId,
+      email: record.email,
+      accountId: record.accountId,
+      isOrganization: record.isOrganization,
+      admitted: counted.admitted,
+      minute: counted.minute,
+      day: counted.day,
+      nowMs: counted.nowMs,
     };
   }
 }

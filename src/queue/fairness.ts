@@ -35,6 +35,15 @@ export const RUNNING_NOW = `WITH a AS (SELECT account_id FROM runs WHERE id = $1
   SELECT (SELECT count(*) FROM runs r, a WHERE r.account_id = a.account_id AND r.status = 'RUNNING' AND r.kind = 'node')::int
        + (SELECT count(*) FROM runs w JOIN node_runs n ON n.run_id = w.id, a WHERE w.account_id = a.account_id AND w.status = 'RUNNING' AND n.status = 'RUNNING')::int AS n`;
 
+/**
+ * fairPriority() in SQL, for a job written inside the statement that inserts its run (runs/service.ts):
+ * that statement's snapshot does not see the new run, so the count is the account's other live runs.
+ * `accountParam` is the statement's placeholder holding the account id.
+ */
+export function fairPrioritySql(accountParam: string): string {
+  return `(SELECT GREATEST(${MIN_PRIORITY}, -count(*))::int FROM runs WHERE account_id = ${accountParam}::text AND status IN ('QUEUED', 'RUNNING'))`;
+}
+
 export async function priorityFor(db: Queryable, runId: string): Promise<number> {
   const r = await db.query(LIVE_AHEAD, [runId]);
   return fairPriority(r.rows[0]?.n ?? 0);

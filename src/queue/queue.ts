@@ -4,6 +4,8 @@ import { CHANNELS, notify, type Notifier } from '../db/notifier.js';
 import { overAccountLimit, priorityFor } from './fairness.js';
 
 export const RUN_QUEUE = 'run';
+/** pg-boss's schema (its default, named so SQL written here can address its tables). */
+const BOSS_SCHEMA = 'pgboss';
 
 export interface RunJob {
   runId: string;
@@ -35,6 +37,7 @@ export class JobQueue {
     this.boss = new PgBoss({
       connectionString: databaseUrl,
       application_name: `atelier:${process.pid}:queue`,
+      schema: BOSS_SCHEMA,
       max: 4,
       supervise: opts.supervise,
       schedule: false,
@@ -65,6 +68,32 @@ export class JobQueue {
       ...(opts.startAfterSeconds ? { startAfter: opts.startAfterSeconds } : {}),
     });
     await notify(tx, CHANNELS.jobs);
+  }
+
+  /**
+   * A run-queue job as the body of a data-modifying CTE, so that a run, its reservation and its job are
+   * written by one statement (runs/service.ts create): the same row pg-boss's send() writes for
+   * enqueueRun's options, in pg-boss 10's `job` table (test/runCreate.test.ts compares the two). One job
+   * per row of `gate` (a CTE of the statement). Placeholders are numbered from `firstParam`. The caller
+   * sends the CHANNELS.jobs wake-up once the statement has committed.
+   */
+  runJobInsert(gate: string, job: RunJob, expireInSeconds: number, firstParam: number, opts: { priority?: number; prioritySql?: string } = {}): { sql: string; values: unknown[] } {
+    const values: unknown[] = [];
+    const p = (v: unknown) => {
+      values.push(v);
+      return `$${firstParam + values.length - 1}`;
+    };
+    const sql = `INSERT INTO ${BOSS_SCHEMA}.job (id, name, data, priority, start_after, singleton_key, singleton_on, dead_letter, expire_in, keep_until, retry_limit, retry_delay, retry_backoff, policy)
+  SELECT gen_random_uuid(), q.name, ${p(JSON.stringify(job))}::jsonb, ${opts.prioritySql ?? `COALESCE(${p(opts.priority ?? null)}::int, 0)`}, now(), NULL, NULL, q.dead_letter,
+         ${p(Math.max(30, expireInSeconds))}::numeric * interval '1s',
+         now() + CAST(COALESCE((q.retention_minutes * 60)::text, '14 days') AS interval),
+         0,
+         CASE WHEN COALESCE(q.retry_backoff, false) THEN GREATEST(q.retry_delay, 1) ELSE COALESCE(q.retry_delay, 0) END,
+         COALESCE(q.retry_backoff, false),
+         q.policy
+    FROM ${gate} CROSS JOIN ${BOSS_SCHEMA}.queue q
+   WHERE q.name = ${p(RUN_QUEUE)}`;
+    return { sql, values };
   }
 
   /** Starts `concurrency` consumer loops of the run queue. */

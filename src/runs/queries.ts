@@ -4,6 +4,48 @@ export const INSERT_RUN = `INSERT INTO runs
   VALUES ($1, $2, $3, $4, $5, $6, 'QUEUED', $7, $8, $8, $9, CASE WHEN $10::int IS NULL THEN NULL ELSE now() + make_interval(secs => $10) END, $11, now())
   RETURNING *`;
 
+/**
+ * A standalone run created by one statement, committed on its own (all or nothing), in this order:
+ * 1. the Idempotency-Key claim ($12 key or NULL, $13 request hash): a key already taken raises a
+ *    unique violation (idempotency_keys_pkey) and the caller looks at the earlier request;
+ * 2. the reservation ($8 microcredits): the balance row is locked only after the claim, as in a
+ *    transaction, and a balance that cannot cover it violates account_balances' CHECK, which the caller
+ *    turns into INSUFFICIENT_CREDITS (nothing is written);
+ * 3. the run row, stamped as enqueued; 4. its ledger row; 5. its queue job (`jobSql`, from JobQueue,
+ *    one job per row of the CTE named run).
+ * No row back means no balance row for the account.
+ * $1 id, $2 account, $3 kind, $4 node type, $5 sub-model, $6 workflow, $7 input, $8 cost, $9 webhook,
+ * $10 cancel-after seconds, $11 timeout seconds, $12 idempotency key, $13 request hash, $14 scope.
+ */
+export function createRunStatement(jobSql: string): string {
+  return `
+WITH claim AS (
+  INSERT INTO idempotency_keys (account_id, key, scope, request_hash, run_id)
+  SELECT $2::text, $12::text, $14::text, $13::text, $1::text WHERE $12::text IS NOT NULL
+  RETURNING 1
+), gate AS (
+  SELECT 1 FROM claim UNION ALL SELECT 1 WHERE $12::text IS NULL
+), hold AS (
+  UPDATE account_balances b SET reserved = b.reserved + $8::bigint
+    FROM gate WHERE b.account_id = $2::text AND $8::bigint > 0
+  RETURNING b.account_id
+), funded AS (
+  SELECT 1 FROM hold UNION ALL SELECT 1 FROM gate WHERE $8::bigint = 0
+), run AS (
+  INSERT INTO runs (id, account_id, kind, node_type, sub_model_id, workflow_id, status, input, estimated_microcredits, reserved_microcredits, webhook, cancel_after, timeout_seconds, enqueued_at)
+  SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, 'QUEUED', $7::jsonb, $8::bigint, $8::bigint, $9::jsonb,
+         CASE WHEN $10::int IS NULL THEN NULL ELSE now() + make_interval(secs => $10::int) END, $11::int, now()
+    FROM funded
+  RETURNING *
+), entry AS (
+  INSERT INTO ledger_entries (account_id, kind, posted_delta, reserved_delta, run_id, note)
+  SELECT run.account_id, 'reserve', 0, run.estimated_microcredits, run.id, NULL FROM run WHERE run.estimated_microcredits > 0
+), job AS (
+  ${jobSql}
+)
+SELECT * FROM run`;
+}
+
 export const RUN_BY_ID = `SELECT * FROM runs WHERE id = $1`;
 
 export const CLAIM_IDEMPOTENCY = `INSERT INTO idempotency_keys (account_id, key, scope, request_hash, run_id) VALUES ($1, $2, $3, $4, $5)

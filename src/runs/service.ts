@@ -5,7 +5,8 @@ import { CHANNELS, notify, type Notifier } from '../db/notifier.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { decodeCursor, pageOf } from '../pagination.js';
-import { reserve } from '../billing/ledger.js';
+import { balanceOf, insufficientCredits } from '../billing/ledger.js';
+import { isCheckViolation, isUniqueViolation } from '../db/pool.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { priceMicrocredits } from '../pricing/price.js';
 import { parseWebhookConfig } from '../events/webhookConfig.js';
@@ -13,6 +14,7 @@ import { NODE_RUN_EVENTS } from '../events/types.js';
 import type { JobQueue } from '../queue/queue.js';
 import { finishNodeRun } from './settle.js';
 import * as q from './queries.js';
+import { fairPrioritySql } from '../queue/fairness.js';
 
 export interface CreateNodeRun {
   accountId: string;
@@ -66,22 +68,42 @@ export class NodeRunService {
     const requestHash = crypto.createHash('sha256').update(canonicalJson({ nodeType: model.nodeType, subModelId: resolved.subModelId, input: c.input ?? {}, webhook: c.webhook ?? null })).digest('hex');
     const timeout = mode.timeoutSeconds ?? 600;
 
-    return this.db.tx(async (tx) => {
-      const runId = newId('run');
-      if (c.idempotencyKey !== undefined) {
-        const existing = await this.claimIdempotencyKey(tx, c.accountId, c.idempotencyKey, 'node-run', requestHash, runId);
-        if (existing) return { run: (await tx.query(q.RUN_BY_ID, [existing])).rows[0], replayed: true };
+    // One round trip when nothing stands in the way (runs/queries.ts createRunStatement); a second only for
+    // a refusal or an Idempotency-Key seen before.
+    const runId = newId('run');
+    // Fair shares (queue/fairness.ts): the job goes behind its own account's live runs, not everyone's.
+    const job = this.queue.runJobInsert('run', { runId, kind: 'node' }, timeout + 60, 15, { prioritySql: fairPrioritySql('$2') });
+    const sql = q.createRunStatement(job.sql);
+    const values = [
+      runId, c.accountId, 'node', model.nodeType, resolved.subModelId, null, input, cost, webhook ?? null,
+      c.cancelAfterSeconds ?? null, timeout, c.idempotencyKey ?? null, requestHash, 'node-run', ...job.values,
+    ];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        const run = (await this.db.query(sql, values)).rows[0];
+        if (!run) throw new AppError('NOT_FOUND', 'account not found');
+        this.db.notifyAfterCommit(CHANNELS.jobs);
+        return { run, replayed: false };
+      } catch (err) {
+        if (isCheckViolation(err, 'account_balances_check')) {
+          const b = await balanceOf(this.db, c.accountId);
+          throw insufficientCredits(cost, b.available);
+        }
+        if (!isUniqueViolation(err, 'idempotency_keys_pkey')) throw err;
       }
-      const run = (await tx.query(q.INSERT_RUN, [
-        runId, c.accountId, 'node', model.nodeType, resolved.subModelId, null, input, cost, webhook, c.cancelAfterSeconds ?? null, timeout,
-      ])).rows[0];
-      await this.queue.enqueueRun(tx, { runId, kind: 'node' }, timeout + 60, { stamped: true });
-      // The reservation comes last: it locks the account's balance row, which every other create of this
-      // account waits for, so it is held only from here to COMMIT. Still all or nothing: a refused
-      // reservation rolls back the run and its job.
-      await reserve(tx, c.accountId, cost, runId);
-      return { run, replayed: false };
-    });
+      // The key was used before (or is being used right now by a request that has just committed).
+      const prior = (await this.db.query(q.EXISTING_IDEMPOTENCY, [c.accountId, c.idempotencyKey])).rows[0];
+      if (!prior) continue;
+      if (!prior.fresh) {
+        await this.db.query(q.DROP_STALE_IDEMPOTENCY, [c.accountId, c.idempotencyKey]);
+        continue;
+      }
+      if (prior.scope !== 'node-run' || prior.request_hash !== requestHash) {
+        throw new AppError('CONFLICT', 'This Idempotency-Key was already used with a different request; use a new key');
+      }
+      return { run: (await this.db.query(q.RUN_BY_ID, [prior.run_id])).rows[0], replayed: true };
+    }
+    throw new AppError('CONFLICT', 'Idempotency-Key is in use by a concurrent request; retry');
   }
 
   /** Records the key for this run, or returns the run an earlier identical request created (409 if the body differs). */

@@ -15,11 +15,12 @@ export async function modelRoutes(app: TypedApp, { services }: { services: Servi
 
   // The list cannot change while the process runs (availability is checked once at start), so it is
   // serialised once, by the route's own response serialiser, and every later request sends those bytes.
-  let modelList: string | undefined;
+  let modelList: Buffer | undefined;
   app.get('/v1/models', {
     schema: { tags, summary: 'List all models', response: withErrors({ 200: Type.Array(Type.Ref(ModelEntry)) }) },
   }, async (_req, reply) => {
-    modelList ??= reply.serialize(catalog.models.map((m) => modelEntry(catalog, m))) as string;
+    // Serialised and encoded once: every answer sends the same bytes.
+    modelList ??= Buffer.from(reply.serialize(catalog.models.map((m) => modelEntry(catalog, m))) as string);
     return reply.type('application/json; charset=utf-8').send(modelList);
   });
 
