@@ -59,7 +59,8 @@ const testFiles = files.length ? files : listTests('test');
 const nodeArgs = ['--import', 'tsx', '--test', '--test-reporter=spec', ...patterns.flatMap((p) => ['--test-name-pattern', p]), ...testFiles];
 const child = spawn(process.execPath, nodeArgs, {
   stdio: 'inherit',
-  env: { ...process.env, ATELIER_TEST_ADMIN_URL: adminUrl },
+  // Atelier processes the tests start skip the start-up model check (its own test turns it on).
+  env: { ...process.env, ATELIER_TEST_ADMIN_URL: adminUrl, ATELIER_MODEL_SMOKE_AT_START: process.env.ATELIER_MODEL_SMOKE_AT_START ?? '0' },
 });
 const code = await new Promise((resolve) => child.on('close', (c, sig) => resolve(c ?? (sig ? 1 : 0))));
 if (embedded) {

@@ -3,6 +3,11 @@ import { parseSchedule } from './events/retrySchedule.js';
 
 /** Every setting the service reads from its environment, parsed once and typed. */
 export interface Config {
+  /**
+   * Run each available local model's smoke input in the background at start and log failures
+   * (ATELIER_MODEL_SMOKE_AT_START: unset or 1 = every model, 0 = off, or a comma list of nodeTypes).
+   */
+  modelSmokeAtStart?: boolean | string[];
   dataDir: string;
   /** External PostgreSQL; when absent the embedded server in `dataDir` is used. */
   databaseUrl: string | undefined;
@@ -90,5 +95,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: intFrom(env, 'ATELIER_SHUTDOWN_GRACE_MS', 20_000, 0, 3_600_000),
     dbPoolSize: intFrom(env, 'ATELIER_DB_POOL_SIZE', 20, 2, 500),
     modelsDir: path.resolve(env.MODELS_DIR || path.join(env.DATA_DIR || './data', 'models')),
+    modelSmokeAtStart: smokeSetting(env.ATELIER_MODEL_SMOKE_AT_START),
   };
+}
+
+function smokeSetting(v: string | undefined): boolean | string[] {
+  const t = v?.trim();
+  if (!t || t === '1' || t === 'true') return true;
+  if (t === '0' || t === 'false') return false;
+  return t.split(',').map((s) => s.trim()).filter(Boolean);
 }
