@@ -67,7 +67,8 @@ if (testEnv.ATELIER_BLOB_STORE === 's3') {
 }
 const child = spawn(process.execPath, nodeArgs, {
   stdio: 'inherit',
-  env: testEnv,
+  // Atelier processes the tests start skip the start-up model check (its own test turns it on).
+  env: { ...testEnv, ATELIER_MODEL_SMOKE_AT_START: process.env.ATELIER_MODEL_SMOKE_AT_START ?? '0' },
 });
 const code = await new Promise((resolve) => child.on('close', (c, sig) => resolve(c ?? (sig ? 1 : 0))));
 if (embedded) {

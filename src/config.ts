@@ -4,6 +4,11 @@ import { blobStoreConfigFrom, type BlobStoreConfig } from './files/storeConfig.j
 
 /** Every setting the service reads from its environment, parsed once and typed. */
 export interface Config {
+  /**
+   * Run each available local model's smoke input in the background at start and log failures
+   * (ATELIER_MODEL_SMOKE_AT_START: unset or 1 = every model, 0 = off, or a comma list of nodeTypes).
+   */
+  modelSmokeAtStart?: boolean | string[];
   dataDir: string;
   /** External PostgreSQL; when absent the embedded server in `dataDir` is used. */
   databaseUrl: string | undefined;
@@ -121,7 +126,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Event streams obey their key (http/keyStreams.ts): open streams per key, and how often keys are re-checked.
     streamsPerKey: intFrom(env, 'ATELIER_STREAMS_PER_KEY', 25, 1, 10_000),
     streamKeyCheckMs: intFrom(env, 'ATELIER_STREAM_KEY_CHECK_MS', 2000, 50, 60_000),
+    modelSmokeAtStart: smokeSetting(env.ATELIER_MODEL_SMOKE_AT_START),
   };
+}
+
+function smokeSetting(v: string | undefined): boolean | string[] {
+  const t = v?.trim();
+  if (!t || t === '1' || t === 'true') return true;
+  if (t === '0' || t === 'false') return false;
+  return t.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
 /**

@@ -19,6 +19,7 @@ import { Deliverer, guardedPost } from './events/deliverer.js';
 import { Metrics } from './ops/metrics.js';
 import { startMetricsListener } from './ops/metricsHttp.js';
 import { settledWithin } from './runs/worker.js';
+import { startBackgroundModelSmoke } from './ops/modelSmokeAtStart.js';
 
 export const ROLES = ['all', 'api', 'worker', 'deliverer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -128,6 +129,8 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
     parts.push({ stop: () => metricsListener!.close() });
   }
   services.markReady();
+  // Availability proven, not guessed: where models run, each available local model runs a tiny input in the background; failures are logged.
+  if (config.modelSmokeAtStart && (role === 'all' || role === 'worker')) parts.push(startBackgroundModelSmoke(services.catalog, services.engines, log, Array.isArray(config.modelSmokeAtStart) ? config.modelSmokeAtStart : undefined));
 
   log.info({ role, data: database.location }, `data lives in ${database.location}`);
   const unavailable = services.catalog.models.filter((m) => !m.deprecated && !services.catalog.availability(m).available).length;

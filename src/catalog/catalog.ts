@@ -53,7 +53,7 @@ export class Catalog {
   private readonly compiled = new Map<ModeDef, CompiledMode>();
   private readonly ajv = new Ajv({ allErrors: false, useDefaults: true, strict: false, coerceTypes: false });
 
-  constructor(models: ModelDef[], private readonly engineAvailability: (engineId: string) => Availability) {
+  constructor(models: ModelDef[], private readonly engineAvailability: (engineId: string, options?: Record<string, unknown>) => Availability) {
     this.models = models;
     for (const model of models) {
       if (!NODE_TYPE.test(model.nodeType)) throw new Error(`catalog: bad nodeType "${model.nodeType}"`);
@@ -138,7 +138,14 @@ export class Catalog {
     return defaultsOf(mode);
   }
 
+  /** A mode's availability: its engine's, narrowed by the binding (a remote server that does not serve the bound model). */
   availability(model: ModelDef, mode: ModeDef = model.modes[0]!): Availability {
-    return this.engineAvailability(mode.engine.engine);
+    return this.engineAvailability(mode.engine.engine, mode.engine.options);
+  }
+
+  /** A model is available when any of its modes is; the reason, when none is, is the default mode's. */
+  modelAvailability(model: ModelDef): Availability {
+    const each = model.modes.map((mode) => this.availability(model, mode));
+    return each.find((a) => a.available) ?? each[0]!;
   }
 }

@@ -4,20 +4,23 @@ import { allEngines } from '../engines/all.js';
 import { Catalog } from './catalog.js';
 import path from 'node:path';
 import { builtinModels } from './models/index.js';
-import { loadOperatorModels } from './operatorModels.js';
+import { applyProviderModelMap, loadOperatorModels, loadProviderModelMap } from './operatorModels.js';
 import { REMOTE_ENGINE_IDS } from '../engines/remote/index.js';
 
 /** Builds this process's engine registry (availability checked once) and the catalog over it. */
 export async function loadCatalog(config: Config, env: NodeJS.ProcessEnv = process.env): Promise<{ catalog: Catalog; engines: EngineRegistry }> {
   const engines = new EngineRegistry(allEngines(config, env));
   await engines.init();
-  const builtin = builtinModels({ ...env, DATA_DIR: config.dataDir, MODELS_DIR: config.modelsDir });
+  const modelsFile = env.ATELIER_MODELS_FILE ?? path.join(config.dataDir, 'atelier.models.json');
+  // The operator may point built-in remote models at the models their server serves ("providerModels").
+  const defined = builtinModels({ ...env, DATA_DIR: config.dataDir, MODELS_DIR: config.modelsDir });
+  const builtin = applyProviderModelMap(defined, await loadProviderModelMap(modelsFile, defined));
   // Operator-defined models (atelier.models.json) bind remote adapters without code; a bad file stops start-up with its problems listed.
-  const operator = await loadOperatorModels(env.ATELIER_MODELS_FILE ?? path.join(config.dataDir, 'atelier.models.json'), {
+  const operator = await loadOperatorModels(modelsFile, {
     existingNodeTypes: builtin.map((m) => m.nodeType),
     engineIds: REMOTE_ENGINE_IDS,
     required: Boolean(env.ATELIER_MODELS_FILE),
   });
-  const catalog = new Catalog([...builtin, ...operator], (id) => engines.availability(id));
+  const catalog = new Catalog([...builtin, ...operator], (id, options) => engines.availability(id, options));
   return { catalog, engines };
 }

@@ -108,8 +108,10 @@ export function parseOperatorModels(json: unknown, source: string, opts: Operato
   const out: ModelDef[] = [];
 
   if (!isObj(json)) throw new OperatorModelsError(source, ['the top level must be an object: { "models": [ … ] }']);
-  unknownKeys(json, ['models', '$schema', 'comment'], 'top level', problems);
-  if (!Array.isArray(json.models)) throw new OperatorModelsError(source, [...problems, '"models" must be an array']);
+  unknownKeys(json, ['models', 'providerModels', '$schema', 'comment'], 'top level', problems);
+  // A file may only map built-in models to served ones ("providerModels") and define none of its own.
+  if (json.models === undefined && json.providerModels !== undefined) json = { ...json, models: [] };
+  if (!isObj(json) || !Array.isArray(json.models)) throw new OperatorModelsError(source, [...problems, '"models" must be an array']);
 
   json.models.forEach((raw, i) => {
     const at = `models[${i}]${isObj(raw) && typeof raw.nodeType === 'string' ? ` ("${raw.nodeType}")` : ''}`;
@@ -397,4 +399,57 @@ function oneOf<T extends string>(o: Obj, k: string, allowed: readonly T[], bad: 
     return undefined;
   }
   return v as T;
+}
+
+/**
+ * `providerModels` in atelier.models.json: which model the operator's server serves for a catalog model,
+ * e.g. { "gpt_5_4": "llama3.2:3b" } when OPENAI_BASE_URL points at an Ollama. Keys are built-in
+ * nodeTypes or subModelIds bound to an adapter that names provider models (openai, fal, replicate);
+ * values are the provider's model names. A mapped binding sends that name, and its availability is
+ * checked against the server's own model list.
+ */
+export async function loadProviderModelMap(file: string, builtin: readonly ModelDef[]): Promise<Map<string, string>> {
+  let json: unknown;
+  try {
+    json = JSON.parse(await fs.readFile(file, 'utf8'));
+  } catch {
+    return new Map(); // a missing file means no map; a malformed one was already reported by loadOperatorModels
+  }
+  return parseProviderModelMap(json, path.basename(file), builtin);
+}
+
+export function parseProviderModelMap(json: unknown, source: string, builtin: readonly ModelDef[]): Map<string, string> {
+  const map = new Map<string, string>();
+  if (!isObj(json) || json.providerModels === undefined) return map;
+  const problems: string[] = [];
+  if (!isObj(json.providerModels)) throw new OperatorModelsError(source, ['providerModels: must be an object of { "<nodeType or subModelId>": "<served model name>" }']);
+  const named = new Map<string, ModeDef[]>();
+  for (const m of builtin) {
+    const mapped = m.modes.filter((mode) => typeof mode.engine.options?.model === 'string');
+    if (mapped.length) named.set(m.nodeType, mapped);
+    for (const mode of mapped) named.set(mode.subModelId, [mode]);
+  }
+  for (const [key, value] of Object.entries(json.providerModels)) {
+    if (!named.has(key)) problems.push(`providerModels.${key}: not a built-in remote model or sub-model that names a provider model`);
+    else if (typeof value !== 'string' || value.trim() === '' || value.length > 200) problems.push(`providerModels.${key}: must be the served model's name (1–200 characters)`);
+    else map.set(key, value.trim());
+  }
+  if (problems.length) throw new OperatorModelsError(source, problems);
+  return map;
+}
+
+/** Built-in models with their bindings pointed at the operator's served models (a mode's own key wins over its nodeType's). */
+export function applyProviderModelMap(models: ModelDef[], map: Map<string, string>): ModelDef[] {
+  if (map.size === 0) return models;
+  return models.map((m) => {
+    if (!m.modes.some((mode) => map.has(mode.subModelId) || map.has(m.nodeType))) return m;
+    return {
+      ...m,
+      modes: m.modes.map((mode) => {
+        const served = map.get(mode.subModelId) ?? map.get(m.nodeType);
+        if (served === undefined || typeof mode.engine.options?.model !== 'string') return mode;
+        return { ...mode, engine: { ...mode.engine, options: { ...mode.engine.options, model: served } } };
+      }),
+    };
+  });
 }

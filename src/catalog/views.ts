@@ -4,11 +4,12 @@ import { isMultiMode, type Catalog, type ResolvedMode } from './catalog.js';
 import { CATEGORY_LABELS, CATEGORY_ROLES } from './roles.js';
 import { inputSchema } from './schema.js';
 import type { ModelDef } from './types.js';
+import { modeEngineKind, modelEngineKind } from './engineKinds.js';
 
 /** Pure shaping of catalog data into the API's response bodies (api-decisions.md, "Models"). */
 
 export function modelEntry(catalog: Catalog, model: ModelDef) {
-  const a = catalog.availability(model);
+  const a = catalog.modelAvailability(model);
   return {
     nodeType: model.nodeType,
     name: model.name,
@@ -17,11 +18,17 @@ export function modelEntry(catalog: Catalog, model: ModelDef) {
     icon: model.icon,
     accent: model.accent,
     ...(isMultiMode(model)
-      ? { subModels: model.modes.map((m) => ({ subModelId: m.subModelId, label: m.label, category: m.category })) }
+      ? {
+          subModels: model.modes.map((m) => {
+            const ma = catalog.availability(model, m);
+            return { subModelId: m.subModelId, label: m.label, category: m.category, engine: modeEngineKind(m), available: ma.available, ...(ma.available ? {} : { unavailableReason: ma.reason ?? 'unavailable' }) };
+          }),
+        }
       : {}),
     available: a.available,
     ...(a.available ? {} : { unavailableReason: a.reason ?? 'unavailable' }),
     provider: model.provider,
+    engine: modelEngineKind(model),
     ...(model.deprecated ? { deprecated: true, replacement: model.deprecated.replacement } : {}),
   };
 }
@@ -36,7 +43,7 @@ export function schemaView(catalog: Catalog, r: ResolvedMode) {
     category: mode.category,
     description: mode.description ?? model.description,
     features: mode.features ?? [],
-    capabilities: { role: CATEGORY_ROLES[mode.category], provider: model.provider, available: catalog.availability(model, mode).available, timeoutSeconds: mode.timeoutSeconds ?? null },
+    capabilities: { role: CATEGORY_ROLES[mode.category], provider: model.provider, engine: modeEngineKind(mode), available: catalog.availability(model, mode).available, timeoutSeconds: mode.timeoutSeconds ?? null },
     fields: mode.fields.map((f) => ({
       name: f.name,
       type: f.type,

@@ -22,6 +22,7 @@ const HELP = `atelier — run generative models and workflows behind one API
   atelier webhooks secret --email E [--rotate]
   atelier migrate
   atelier doctor [--json] [--stuck-after SECONDS]
+  atelier doctor --models [--only NODE_TYPE,…] [--json]   run each available local model's smoke input
 
 Against a running server (ATELIER_URL, default http://127.0.0.1:8080, and ATELIER_API_KEY):
   atelier run NODE_TYPE [--input KEY=VALUE …] [--sub-model ID] [--wait] [--out DIR] [--cancel-after 5m] [--json]

@@ -1,4 +1,5 @@
 import type { Availability, Engine } from './types.js';
+import { hasBindingAvailability } from './remote/servedModels.js';
 
 /**
  * The engines this process has, by id, with their availability checked once at start (availability
@@ -29,9 +30,13 @@ export class EngineRegistry {
     return this.engines.get(id);
   }
 
-  availability(id: string): Availability {
-    if (!this.engines.has(id)) return { available: false, reason: `engine "${id}" is not part of this build` };
-    return this.status.get(id) ?? { available: false, reason: 'availability not checked yet' };
+  /** An engine's availability and, when the engine can say (a remote server's model list), the binding's. */
+  availability(id: string, options?: Record<string, unknown>): Availability {
+    const engine = this.engines.get(id);
+    if (!engine) return { available: false, reason: `engine "${id}" is not part of this build` };
+    const status = this.status.get(id) ?? { available: false, reason: 'availability not checked yet' };
+    if (!status.available || !options || !hasBindingAvailability(engine)) return status;
+    return engine.bindingAvailability(options);
   }
 
   ids(): string[] {

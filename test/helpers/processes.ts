@@ -32,7 +32,7 @@ export async function spawnRole(role: 'all' | 'api' | 'worker' | 'deliverer', en
   const port = role === 'api' || role === 'all' ? await freePort() : 0;
   const byHttp = opts.readyBy === 'http' && port !== 0;
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, 'serve', '--role', role], {
-    env: { ...process.env, LOG_LEVEL: 'info', ...(env.DATA_DIR ? await blobStoreEnvForTests(env.DATA_DIR, env) : {}), ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: { ...process.env, LOG_LEVEL: 'info', ATELIER_MODEL_SMOKE_AT_START: '0', ...(env.DATA_DIR ? await blobStoreEnvForTests(env.DATA_DIR, env) : {}), ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', byHttp ? 'ignore' : 'pipe', 'pipe'],
   });
   const lines: string[] = [];

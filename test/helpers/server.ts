@@ -42,7 +42,7 @@ export async function startTestServer(env: Record<string, string> = {}, opts: { 
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-test-data-'));
   // Tests stop servers at once (grace 0: running jobs are handed back), as before graceful stops existed.
   const config: Config = {
-    ...loadConfig({ ATELIER_RUN_LEASE_SECONDS: '3', ATELIER_SWEEP_INTERVAL_MS: '200', ATELIER_SHUTDOWN_GRACE_MS: '0', ...(await blobStoreEnvForTests(dataDir, env)), ...env, DATA_DIR: dataDir, DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent' }),
+    ...loadConfig({ ATELIER_MODEL_SMOKE_AT_START: '0', ATELIER_RUN_LEASE_SECONDS: '3', ATELIER_SWEEP_INTERVAL_MS: '200', ATELIER_SHUTDOWN_GRACE_MS: '0', ...(await blobStoreEnvForTests(dataDir, env)), ...env, DATA_DIR: dataDir, DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent' }),
   };
   const server: RunningServer = await startServer(config, opts.role ?? 'all', { quiet: true });
   const url = server.url ?? '';

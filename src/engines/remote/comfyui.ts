@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Engine, FileOutput } from '../types.js';
+import type { Availability, Engine, FileOutput } from '../types.js';
 import { EngineError } from '../types.js';
 import { fillTemplate, placeholders } from './comfyuiTemplate.js';
 import { ProviderClient } from './http.js';
+import { comfyNodeClasses, fetchNameList, type BindingAvailability, type ListResult } from './servedModels.js';
 import { isRecord, mediaFieldKind } from './inputs.js';
 import { unconfiguredEngine, waitForJob, type PollResult, type RemoteJob } from './job.js';
 import { fileOutput } from './outputs.js';
@@ -40,7 +41,7 @@ interface SavedFile {
   type?: string;
 }
 
-export function createComfyUIEngine(s: ComfyUISettings): Engine {
+export function createComfyUIEngine(s: ComfyUISettings): Engine & Partial<BindingAvailability> {
   if (!s.baseUrl) return unconfiguredEngine('comfyui', REQUIREMENTS, 'set COMFYUI_URL to the address of a ComfyUI server');
   const common = resolveCommon(s);
   const client = new ProviderClient({
@@ -51,10 +52,29 @@ export function createComfyUIEngine(s: ComfyUISettings): Engine {
     retry: s.retry,
   });
 
+  // The node classes this ComfyUI has installed (GET /object_info), asked once at start: a workflow
+  // needing a custom node the server lacks is unavailable rather than failing at run time.
+  let nodes: ListResult | undefined;
+  let listing: Promise<Availability> | undefined;
   return {
     id: 'comfyui',
     requirements: REQUIREMENTS,
-    availability: async () => ({ available: true }),
+    availability() {
+      listing ??= (async () => {
+        nodes = await fetchNameList(client, 'object_info', comfyNodeClasses);
+        return 'unavailable' in nodes ? { available: false, reason: nodes.unavailable } : { available: true };
+      })();
+      return listing;
+    },
+    bindingAvailability(options) {
+      if (!nodes || !('names' in nodes) || !isRecord(options.workflow)) return { available: true };
+      const installed = nodes.names;
+      const needed = new Set(Object.values(options.workflow).map((n) => (isRecord(n) ? n.class_type : undefined)).filter((c): c is string => typeof c === 'string'));
+      const missing = [...needed].filter((c) => !installed.has(c));
+      return missing.length
+        ? { available: false, reason: `this ComfyUI server lacks the node${missing.length > 1 ? 's' : ''} ${missing.join(', ')} the workflow needs (GET /object_info); install ${missing.length > 1 ? 'them' : 'it'} or pick another workflow` }
+        : { available: true };
+    },
     async execute(req, ctx) {
       const workflow = req.options.workflow;
       if (!isRecord(workflow)) throw new EngineError('the catalog binding of engine comfyui is missing options.workflow (an API-format prompt graph)');

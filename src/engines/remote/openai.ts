@@ -1,4 +1,4 @@
-import type { Engine, EngineContext, EngineOutputs, ExecuteRequest, FileOutput, Media } from '../types.js';
+import type { Availability, Engine, EngineContext, EngineOutputs, ExecuteRequest, FileOutput, Media } from '../types.js';
 import { EngineError, EngineInputError } from '../types.js';
 import { ProviderClient } from './http.js';
 import { isRecord, resolveMediaFields, stringOption } from './inputs.js';
@@ -7,6 +7,7 @@ import { runScope, type RunScope } from './signals.js';
 import { resolveCommon, type RemoteCommonSettings, type ResolvedCommon } from './settings.js';
 import { sseData } from './sse.js';
 import { unconfiguredEngine } from './job.js';
+import { fetchNameList, listSummary, openAIModelIds, type BindingAvailability, type ListResult } from './servedModels.js';
 
 /**
  * OpenAI's API and the servers that speak it (Ollama, vLLM, llama.cpp server, LM Studio): chat
@@ -27,7 +28,7 @@ const REQUIREMENTS = ['OPENAI_API_KEY (api.openai.com), or OPENAI_BASE_URL for a
 type Operation = 'chat' | 'image' | 'image-edit' | 'speech' | 'transcription';
 const OPERATIONS: Operation[] = ['chat', 'image', 'image-edit', 'speech', 'transcription'];
 
-export function createOpenAIEngine(s: OpenAISettings): Engine {
+export function createOpenAIEngine(s: OpenAISettings): Engine & Partial<BindingAvailability> {
   if (!s.apiKey && !s.baseUrl) {
     return unconfiguredEngine('openai', REQUIREMENTS, 'set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server (Ollama, vLLM, llama.cpp)');
   }
@@ -45,10 +46,29 @@ export function createOpenAIEngine(s: OpenAISettings): Engine {
     return c;
   };
 
+  // What the configured server serves, from its own GET /models, asked once at start.
+  let served: ListResult | undefined;
+  let listing: Promise<Availability> | undefined;
   return {
     id: 'openai',
     requirements: REQUIREMENTS,
-    availability: async () => ({ available: true }),
+    availability() {
+      listing ??= (async () => {
+        served = await fetchNameList(client, 'models', openAIModelIds);
+        return 'unavailable' in served ? { available: false, reason: served.unavailable } : { available: true };
+      })();
+      return listing;
+    },
+    bindingAvailability(options) {
+      // Bindings to another server (options.baseUrl) are not checked here: only the configured server was asked.
+      if (!served || !('names' in served) || (options.baseUrl !== undefined && options.baseUrl !== s.baseUrl)) return { available: true };
+      const model = options.model;
+      if (typeof model !== 'string' || served.names.has(model)) return { available: true };
+      return {
+        available: false,
+        reason: `${client.cfg.label} does not serve "${model}" (its GET /models lists ${listSummary(served.names)}); map this model to one it serves in atelier.models.json under "providerModels"`,
+      };
+    },
     async execute(req, ctx) {
       const op = (req.options.operation ?? 'chat') as Operation;
       if (!OPERATIONS.includes(op)) throw new EngineError(`openai binding has unknown operation "${String(op)}" (one of ${OPERATIONS.join(', ')})`);

@@ -19,10 +19,15 @@ test('with no provider variables every adapter is listed, unavailable, with the 
   assert.equal((await remoteEnginesFromEnv({ FAL_KEY: '  ' })[1]!.availability()).available, false);
 });
 
-test('configured from the environment: available without any network, and runs against the configured URLs', async () => {
-  const env = { OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', FAL_KEY: 'k', REPLICATE_API_TOKEN: 't', COMFYUI_URL: 'http://127.0.0.1:8188' };
+test('configured from the environment: key-based adapters available without network; servers that cannot list their models unavailable', async () => {
+  // Nothing listens on these ports: an OpenAI-compatible server and ComfyUI are asked what they serve
+  // (GET /models, GET /object_info) and, unreachable, are unavailable with the reason (issue 19).
+  const env = { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', FAL_KEY: 'k', REPLICATE_API_TOKEN: 't', COMFYUI_URL: 'http://127.0.0.1:9' };
   const all = remoteEnginesFromEnv(env);
-  assert.deepEqual((await Promise.all(all.map((e) => e.availability()))).map((a) => a.available), [true, true, true, true]);
+  const status = await Promise.all(all.map((e) => e.availability()));
+  assert.deepEqual(status.map((a) => a.available), [false, true, true, false]);
+  assert.match(status[0]!.reason!, /GET \/models failed/);
+  assert.match(status[3]!.reason!, /GET \/object_info failed/);
 
   const fal = await startFalFake('env-key-123');
   after(() => fal.close());

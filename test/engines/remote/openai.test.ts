@@ -28,8 +28,17 @@ test('unconfigured: unavailable with a reason an operator can act on', async () 
   assert.equal(a.available, false);
   assert.match(a.reason!, /set OPENAI_API_KEY, or OPENAI_BASE_URL/);
   await assert.rejects(e.execute({ nodeType: 'x', subModelId: 'x', input: {}, options: {} }, testContext().ctx), EngineError);
-  // a local server without a key is configured
-  assert.equal((await createOpenAIEngine({ baseUrl: 'http://127.0.0.1:11434/v1' }).availability()).available, true);
+  // a local server without a key is configured, and available once it answers its model list (issue 19)
+  const local = await startOpenAIFake({ models: ['llama3.2'] });
+  try {
+    assert.equal((await createOpenAIEngine({ baseUrl: `${local.url}/v1` }).availability()).available, true);
+  } finally {
+    await local.close();
+  }
+  // one that does not answer is unavailable, saying so
+  const down = await createOpenAIEngine({ baseUrl: 'http://127.0.0.1:9/v1' }).availability();
+  assert.equal(down.available, false);
+  assert.match(down.reason!, /GET \/models failed/);
 });
 
 test('chat: streams SSE chunks to the end, with system, images and max_tokens sent', async () => {

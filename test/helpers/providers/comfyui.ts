@@ -140,6 +140,10 @@ export async function startComfyFake(): Promise<ComfyFake> {
   };
 
   const route = async (req: FakeRequest, fake: ComfyFake): Promise<FakeReply> => {
+    // Installed node classes, as ComfyUI lists them (each with its input spec; only the keys matter here).
+    if (req.method === 'GET' && req.path === '/object_info') {
+      return { json: Object.fromEntries(Object.entries(REQUIRED).map(([name, inputs]) => [name, { input: { required: Object.fromEntries(inputs.map((i) => [i, ['*']])) }, output_node: OUTPUT_NODES.has(name), name }])) };
+    }
     if (req.method === 'POST' && req.path === '/upload/image') {
       const form = await new Request('http://fake/', { method: 'POST', headers: { 'content-type': String(req.headers['content-type']) }, body: new Uint8Array(req.body) }).formData();
       const file = form.get('image');

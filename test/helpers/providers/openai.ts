@@ -51,6 +51,10 @@ export async function startOpenAIFake(o: OpenAIFakeOptions = {}): Promise<OpenAI
         ? undefined
         : err(404, `The model \`${String(model)}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found');
 
+    // The served models, as OpenAI, Ollama, vLLM and LM Studio list them.
+    if (req.method === 'GET' && req.path === '/v1/models') {
+      return { json: { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'fake' })) } };
+    }
     if (req.method === 'POST' && req.path === '/v1/chat/completions') {
       const body = req.json();
       (fake as OpenAIFake).lastChat = body;

