@@ -153,6 +153,26 @@ export class WorkflowService {
     })).view;
   }
 
+  /**
+   * Replaces an own workflow's whole graph (and name/description) in one validated write: what the web
+   * editor saves. Node ids, positions and values are kept as given, so reading the workflow back returns
+   * exactly the graph that was built; the graph must keep its one Request and at least one Response node.
+   */
+  async replaceGraph(accountId: string, id: string, input: { name?: string; description?: string; nodes: NodeInput[]; edges: Array<Omit<GraphEdge, 'id'> & { id?: string }> }) {
+    if (input.nodes.length > MAX_WORKFLOW_NODES) throw new AppError('TOO_MANY_NODES', `a workflow has at most ${MAX_WORKFLOW_NODES} nodes`);
+    return (await this.mutate(accountId, id, (row, graph) => {
+      const nodes = input.nodes.map((n, i) => this.normalizeNode(n, i));
+      const edges = input.edges.map((e) => ({ ...e, id: e.id ?? newId('edge') }));
+      const next: Graph = { nodes, edges };
+      const errors = validateGraph(next, this.lookup, { runnable: true });
+      if (errors.length) throw graphError(errors);
+      graph.nodes = nodes;
+      graph.edges = edges;
+      if (input.name !== undefined) row.name = input.name;
+      if (input.description !== undefined) row.description = input.description;
+    })).view;
+  }
+
   async remove(accountId: string, id: string): Promise<void> {
     const row = await this.getRow(accountId, id);
     if (row.account_id === null) throw new AppError('FORBIDDEN', 'system workflows cannot be deleted');

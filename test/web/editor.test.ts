@@ -1,0 +1,212 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+// The visual workflow editor (/workflows/new, /workflows/{id}/edit) in a real headless Chromium, driven
+// by mouse as a person would: drag a model from the palette, wire ports, set a value, save, reload, run.
+// ATELIER_SCREENSHOTS=1 also writes the editor's screenshots to docs/screenshots/ (for the README).
+
+const CHROMIUM = process.env.ATELIER_CHROMIUM ?? '/usr/bin/chromium';
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
+const SHOTS = process.env.ATELIER_SCREENSHOTS === '1' ? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots') : undefined;
+const haveChromium = fs.existsSync(CHROMIUM);
+
+let srv: TestServer;
+let profile: string;
+let browser: BrowserContext;
+let page: Page;
+let user: { email: string; key: string; accountId: string };
+let workflowId: string;
+const pageErrors: string[] = [];
+
+async function shot(name: string): Promise<void> {
+  if (!SHOTS) return;
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+}
+
+async function api(pathname: string) {
+  const res = await fetch(srv.url + pathname, { headers: { authorization: `Bearer ${user.key}` } });
+  return { status: res.status, body: await res.json() as any };
+}
+
+const node = (type: string): Locator => page.locator(`.react-flow__node .wf-node[data-type="${type}"]`);
+const handle = (n: Locator, id: string): Locator => n.locator(`.react-flow__handle[data-handleid="${id}"]`);
+
+/** Wires two ports with the mouse: press on one handle, move in steps, release on the other. */
+async function connect(from: Locator, to: Locator): Promise<void> {
+  const a = (await from.boundingBox())!;
+  const b = (await to.boundingBox())!;
+  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 12 });
+  await page.mouse.up();
+}
+
+async function message(): Promise<string> {
+  return (await page.locator('.editor-message').textContent()) ?? '';
+}
+
+describe('the workflow editor in Chromium', { timeout: 240_000, skip: haveChromium ? false : `no Chromium at ${CHROMIUM} (.ci/run installs the Debian package)` }, () => {
+  before(async () => {
+    srv = await startTestServer();
+    user = await srv.user({ email: `editor-${process.pid}@example.com` });
+    profile = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-chromium-'));
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 800 }, timeout: 60_000,
+    });
+    page = browser.pages()[0] ?? (await browser.newPage());
+    page.setDefaultTimeout(30_000);
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error') pageErrors.push(`${m.text()} (${m.location().url})`);
+    });
+    await page.goto(`${srv.url}/login`);
+    await page.fill('#email', user.email);
+    await page.fill('#password', 'correct horse battery');
+    await Promise.all([page.waitForURL(/\/runs$/), page.press('#password', 'Enter')]);
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (profile) fs.rmSync(profile, { recursive: true, force: true });
+    await srv?.close();
+  });
+
+  test('a three-node workflow built by mouse is saved, reloads the same, and the API returns exactly it', async () => {
+    await page.goto(`${srv.url}/workflows/new`);
+    await node('request').waitFor();
+    assert.equal(await page.locator('.react-flow__node').count(), 2, 'a new workflow starts with its Request and Response nodes');
+
+    // The palette searches like /v1/models/search: "tts" finds the text-to-speech models, eSpeak among them.
+    await page.fill('#palette-search', 'tts');
+    const entry = page.locator('.palette-item[data-node-type="espeak_tts"]');
+    await entry.waitFor();
+    const canvas = (await page.locator('.react-flow__pane').boundingBox())!;
+    await entry.dragTo(page.locator('.react-flow__pane'), { targetPosition: { x: canvas.width / 2 - 60, y: canvas.height / 2 + 40 } });
+    const tts = node('espeak_tts');
+    await tts.waitFor();
+
+    await connect(handle(node('request'), 'prompt'), handle(tts, 'in:text'));
+    await connect(handle(tts, 'out:result'), handle(node('response'), 'result'));
+    await page.waitForFunction(() => document.querySelectorAll('.react-flow__edge').length === 2);
+
+    await tts.click({ position: { x: 20, y: 12 } });
+    const ttsId = (await tts.getAttribute('data-node-id'))!;
+    await page.fill(`#f-${ttsId}-speed`, '200');
+    // The estimate follows the graph: the endpoint's figure for eSpeak's minimum price.
+    const est = await srv.request('POST', '/v1/workflows/estimate-credits', { key: user.key, body: { nodes: [{ type: 'espeak_tts', data: { speed: 200 } }] } });
+    await page.waitForFunction((want) => document.querySelector('.estimate')?.getAttribute('data-total') === String(want), est.body.totalMicrocredits);
+    await page.fill('#wf-name', 'Spoken prompt');
+    await shot('editor-build');
+
+    await Promise.all([page.waitForURL(/\/workflows\/wf_[0-9A-Za-z]+\/edit\?saved=1$/), page.click('button:has-text("Create")')]);
+    workflowId = /\/workflows\/(wf_[0-9A-Za-z]+)\/edit/.exec(page.url())![1]!;
+    await page.reload();
+    await node('espeak_tts').waitFor();
+    assert.equal(await page.locator('.react-flow__node').count(), 3);
+    assert.equal(await page.locator('.react-flow__edge').count(), 2);
+    await node('espeak_tts').click({ position: { x: 20, y: 12 } });
+    assert.equal(await page.inputValue(`#f-${ttsId}-speed`), '200');
+
+    // The API returns what was built: the same node ids, positions, values and wiring.
+    const { status, body: wf } = await api(`/v1/workflows/${workflowId}`);
+    assert.equal(status, 200);
+    assert.equal(wf.name, 'Spoken prompt');
+    const onCanvas = await page.$$eval('.react-flow__node', (els) => els.map((el) => {
+      const m = /translate\(([-\d.]+)px, ?([-\d.]+)px\)/.exec((el as HTMLElement).style.transform)!;
+      return { id: el.getAttribute('data-id'), x: Math.round(Number(m[1])), y: Math.round(Number(m[2])) };
+    }));
+    assert.deepEqual(wf.nodes.map((n: any) => ({ id: n.id, x: n.position.x, y: n.position.y })).sort((a: any, b: any) => a.id.localeCompare(b.id)), onCanvas.sort((a, b) => a.id!.localeCompare(b.id!)));
+    const request = wf.nodes.find((n: any) => n.type === 'request');
+    const response = wf.nodes.find((n: any) => n.type === 'response');
+    const speech = wf.nodes.find((n: any) => n.type === 'espeak_tts');
+    assert.equal(speech.id, ttsId);
+    assert.deepEqual(speech.data, { speed: 200 });
+    assert.deepEqual(wf.edges.map((e: any) => `${e.source}.${e.sourceHandle}>${e.target}.${e.targetHandle}`).sort(),
+      [`${request.id}.prompt>${ttsId}.in:text`, `${ttsId}.out:result>${response.id}.result`].sort());
+  });
+
+  test('connections the validator refuses are refused on the canvas with its message', async () => {
+    const tts = node('espeak_tts');
+    // A second edge into the single-input port in:text.
+    await connect(handle(node('request'), 'prompt'), handle(tts, 'in:text'));
+    assert.match(await message(), /Connection refused: .*this input takes one edge; it has several/);
+    // Audio into a text input, on a second eSpeak node added by click.
+    await page.fill('#palette-search', 'espeak');
+    await page.locator('.palette-item[data-node-type="espeak_tts"]').click();
+    await page.waitForFunction(() => document.querySelectorAll('.wf-node[data-type="espeak_tts"]').length === 2);
+    const second = tts.nth(1);
+    await connect(handle(tts.first(), 'out:result'), handle(second, 'in:text'));
+    assert.match(await message(), /Connection refused: .*audio from node_\w+\.out:result cannot feed a text input/);
+    await connect(handle(tts.first(), 'out:result'), handle(tts.first(), 'in:text'));
+    assert.match(await message(), /Connection refused: .*(connects the node to itself|cannot feed)/);
+    await shot('editor-refused');
+    assert.equal(await page.locator('.react-flow__edge').count(), 2, 'no refused edge was drawn');
+    // The added node is still selected: Delete removes it, and undo brings it back.
+    await page.locator('.react-flow__pane').click({ position: { x: 5, y: 5 } });
+    await second.click({ position: { x: 20, y: 12 } });
+    await page.keyboard.press('Delete');
+    await page.waitForFunction(() => document.querySelectorAll('.wf-node[data-type="espeak_tts"]').length === 1);
+    await page.keyboard.press('Control+z');
+    await page.waitForFunction(() => document.querySelectorAll('.wf-node[data-type="espeak_tts"]').length === 2);
+    await page.keyboard.press('Control+Shift+z');
+    await page.waitForFunction(() => document.querySelectorAll('.wf-node[data-type="espeak_tts"]').length === 1);
+    assert.equal(await page.getAttribute('.editor', 'data-dirty'), 'false', 'back to the saved graph');
+  });
+
+  test('Run: the form of the Request fields, live node status, cost per node, and playable audio', async () => {
+    await page.click('button:has-text("Run…")');
+    await page.fill('#run-prompt', 'Hello from the workflow editor');
+    await page.click('button:has-text("Start run")');
+    await page.waitForSelector('[data-run-status="COMPLETED"]', { timeout: 120_000 });
+    const tts = node('espeak_tts');
+    await page.waitForFunction(() => document.querySelector('.wf-node[data-type="espeak_tts"]')?.getAttribute('data-status') === 'COMPLETED');
+    const audio = tts.locator('audio');
+    await audio.waitFor();
+    const duration = await audio.evaluate((el: HTMLAudioElement) => new Promise<number>((resolve, reject) => {
+      el.addEventListener('loadedmetadata', () => resolve(el.duration), { once: true });
+      el.addEventListener('error', () => reject(new Error(`audio error ${el.error?.code}`)), { once: true });
+      el.preload = 'metadata';
+      el.load();
+    }));
+    assert.ok(duration > 0.3, `the spoken prompt plays (${duration} s)`);
+    const runId = (await page.locator('.run-status a code').textContent())!;
+    const run = (await api(`/v1/runs/${runId}`)).body;
+    const nr = run.nodeRuns.find((n: any) => n.nodeType === 'espeak_tts');
+    assert.ok(nr.actualCredits > 0);
+    assert.equal((await tts.locator('.cost').textContent())?.replace(/\D/g, ''), String(nr.actualCredits), 'the node shows what it was charged');
+    assert.equal((await page.locator('.run-total').textContent())?.replace(/\D/g, ''), String(run.actualCredits));
+    await shot('editor-run');
+  });
+
+  test('a system workflow opens read-only; "Duplicate to edit" opens an editable copy that saves', async () => {
+    await page.goto(`${srv.url}/workflows/sound-scene/edit`);
+    await page.locator('.react-flow__node').first().waitFor();
+    assert.equal(await page.getAttribute('.editor', 'data-read-only'), 'true');
+    assert.equal(await page.locator('#palette-search').count(), 0, 'no palette on a read-only workflow');
+    await shot('editor-system');
+    await Promise.all([page.waitForURL(/\/workflows\/wf_[0-9A-Za-z]+\/edit$/), page.click('button:has-text("Duplicate to edit")')]);
+    const copyId = /\/workflows\/(wf_[0-9A-Za-z]+)\/edit/.exec(page.url())![1]!;
+    await page.locator('.react-flow__node').first().waitFor();
+    assert.equal(await page.getAttribute('.editor', 'data-read-only'), 'false');
+    await page.fill('#wf-name', 'My sound scene');
+    await page.locator('.react-flow__node.react-flow__node-model').first().click({ position: { x: 20, y: 12 } });
+    await page.fill('#node-label', 'Renamed node');
+    await page.click('button:has-text("Save")');
+    await page.waitForFunction(() => document.querySelector('.editor-message')?.textContent === 'Saved.');
+    const { body } = await api(`/v1/workflows/${copyId}`);
+    assert.equal(body.name, 'My sound scene');
+    assert.ok(body.nodes.some((n: any) => n.label === 'Renamed node'));
+    assert.equal(body.isSystem, false);
+  });
+
+  test('no script errors and no CSP violations on the editor pages', () => {
+    assert.deepEqual(pageErrors, []);
+  });
+});
