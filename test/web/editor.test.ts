@@ -54,7 +54,8 @@ async function message(): Promise<string> {
 
 describe('the workflow editor in Chromium', { timeout: 240_000, skip: haveChromium ? false : `no Chromium at ${CHROMIUM} (.ci/run installs the Debian package)` }, () => {
   before(async () => {
-    srv = await startTestServer();
+    // Private URLs allowed: the webhook of the delivery-log check points at a closed local port.
+    srv = await startTestServer({ ATELIER_ALLOW_PRIVATE_URLS: '1' });
     user = await srv.user({ email: `editor-${process.pid}@example.com` });
     profile = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-chromium-'));
     browser = await chromium.launchPersistentContext(profile, {
@@ -183,6 +184,59 @@ describe('the workflow editor in Chromium', { timeout: 240_000, skip: haveChromi
     assert.equal((await tts.locator('.cost').textContent())?.replace(/\D/g, ''), String(nr.actualCredits), 'the node shows what it was charged');
     assert.equal((await page.locator('.run-total').textContent())?.replace(/\D/g, ''), String(run.actualCredits));
     await shot('editor-run');
+  });
+
+  test('run again: served from the node cache, marked on the canvas and in the runs list; the live state carries node costs', async () => {
+    const first = (await page.locator('.run-status a code').textContent())!;
+    await page.click('button:has-text("Start run")');
+    await page.waitForFunction((prev) => {
+      const id = document.querySelector('.run-status a code')?.textContent;
+      return id && id !== prev && document.querySelector('[data-run-status="COMPLETED"]');
+    }, first, { timeout: 120_000 });
+    await page.waitForSelector('.wf-node[data-type="espeak_tts"][data-cached="true"] .badge.cached');
+    const second = (await page.locator('.run-status a code').textContent())!;
+    // The state the live run page polls: each node's cost, so a completed node no longer shows 0 beside the header's total.
+    const state = await (await page.request.get(`${srv.url}/runs/${first}/state`)).json();
+    const speech = state.nodes.find((n: any) => n.actualCredits > 0);
+    assert.ok(speech, 'a completed node carries its cost');
+    assert.equal(state.nodes.reduce((sum: number, n: any) => sum + n.actualCredits, 0), state.actualCredits);
+    await page.goto(`${srv.url}/runs`);
+    assert.equal(await page.locator(`tr[data-run-id="${second}"] .cached-badge`).textContent(), 'cached');
+    assert.equal(await page.locator(`tr[data-run-id="${first}"] .cached-badge`).count(), 0);
+  });
+
+  test('system workflow pages name nodes by their models, as user workflows do', async () => {
+    await page.goto(`${srv.url}/workflows/sound-scene`);
+    const rows = await page.locator('section[aria-labelledby="wf-nodes-title"] tbody th').allTextContents();
+    assert.ok(rows.some((t) => t.startsWith('sfxr sound effects')), rows.join(' | '));
+    assert.ok(!rows.some((t) => t.startsWith('sfxr_sound_effects')), 'no raw type names as labels');
+  });
+
+  test('quick-create then nodes: the Response node stays to the right of the last node', async () => {
+    const wf = (await srv.request('POST', '/v1/workflows/quick-create', { key: user.key, body: { name: 'layout' } })).body;
+    await srv.request('POST', `/v1/workflows/${wf.id}/nodes`, { key: user.key, body: { nodeType: 'espeak_tts' } });
+    const last = (await srv.request('POST', `/v1/workflows/${wf.id}/nodes`, { key: user.key, body: { nodeType: 'waveform_video', column: 2 } })).body;
+    const after = (await api(`/v1/workflows/${wf.id}`)).body;
+    const response = after.nodes.find((n: any) => n.type === 'response');
+    assert.ok(response.position.x > last.position.x, 'right of the last node');
+    assert.equal(response.position.y, last.position.y, 'on its row');
+  });
+
+  test('the webhook delivery log fits 1280 px: Replay is visible without scrolling sideways', async () => {
+    const run = await srv.request('POST', '/v1/nodes/espeak_tts/run', { key: user.key, body: { input: { text: 'hook' }, webhook: { url: `http://127.0.0.1:9/a/rather/long/receiver/path/${'x'.repeat(40)}` } } });
+    assert.equal(run.status, 202, JSON.stringify(run.body));
+    await page.goto(`${srv.url}/settings/webhooks`);
+    for (let i = 0; i < 60 && (await page.locator('tbody tr').count()) === 0; i++) {
+      await page.waitForTimeout(500);
+      await page.reload();
+    }
+    const fits = await page.locator('.table-wrap').first().evaluate((wrap) => {
+      const button = wrap.querySelector('button')!.getBoundingClientRect();
+      const box = wrap.getBoundingClientRect();
+      return { right: button.right, limit: box.right, scroll: wrap.scrollWidth - wrap.clientWidth };
+    });
+    assert.ok(fits.right <= fits.limit, `Replay ends at ${fits.right}px, the log at ${fits.limit}px`);
+    await shot('webhooks-1280');
   });
 
   test('a system workflow opens read-only; "Duplicate to edit" opens an editable copy that saves', async () => {
