@@ -176,18 +176,45 @@ function RequestFields({ node, types, onPatch, readOnly }: { node: GraphNode; ty
 }
 
 /** The form of the selected node: label, mode, and its inputs (an input fed by an edge is shown as such). */
-export function Inspector({ node, catalog, edges, types, readOnly, onPatch }: {
-  node: GraphNode | null; catalog: Catalog; edges: Edge[]; types: string[]; readOnly: boolean;
+/**
+ * Wiring without a mouse: the outputs of the other nodes that could feed this input, as a select. Picking
+ * one goes through the same check as drawing the edge on the canvas.
+ */
+function WireSelect({ node, handle, nodes, catalog, onWire, label }: { node: GraphNode; handle: string; nodes: GraphNode[]; catalog: Catalog; onWire: (source: string, sourceHandle: string, targetHandle: string) => void; label: string }) {
+  const options = nodes.filter((n) => n.id !== node.id).flatMap((n) => catalog.ports(n).outputs.map((p) => ({ value: `${n.id}\u0000${p.handle}`, text: `${n.label ?? n.type} · ${p.handle} (${p.dataType})` })));
+  if (options.length === 0) return null;
+  const id = `wire-${node.id}-${handle}`;
+  return (
+    <div className="wire-select">
+      <label htmlFor={id} className="visually-hidden">Wire {label} from</label>
+      <select id={id} value="" onChange={(e) => {
+        const [source, sourceHandle] = e.target.value.split('\u0000');
+        if (source && sourceHandle) onWire(source, sourceHandle, handle);
+      }}>
+        <option value="">Wire from…</option>
+        {options.map((o) => <option key={o.value} value={o.value}>{o.text}</option>)}
+      </select>
+    </div>
+  );
+}
+
+export function Inspector({ node, nodes, catalog, edges, types, readOnly, onPatch, onWire }: {
+  node: GraphNode | null; nodes: GraphNode[]; catalog: Catalog; edges: Edge[]; types: string[]; readOnly: boolean;
   onPatch: (nodeId: string, p: NodePatch, coalesce?: string) => void;
+  onWire: (source: string, sourceHandle: string, target: string, targetHandle: string) => void;
 }) {
   if (!node) {
     return (
       <aside className="inspector" aria-label="Node settings">
         <h2 className="panel-title">Node settings</h2>
-        <p className="muted small">Select a node to edit its inputs. Drag from an <code>out:</code> port to an <code>in:</code> port to wire nodes; Delete removes the selection; Ctrl+Z / Ctrl+Shift+Z undo and redo.</p>
+        {readOnly
+          ? <p className="muted small">A system workflow: select a node to see its inputs. Duplicate it to change it.</p>
+          : <p className="muted small">Select a node (click, or Tab to it) to edit its inputs. Drag from an <code>out:</code> port to an <code>in:</code> port to wire nodes, or use “Wire from…” in a node's settings; Delete removes the selection; Ctrl+Z / Ctrl+Shift+Z undo and redo; Ctrl+S saves.</p>}
       </aside>
     );
   }
+  const names = new Map(nodes.map((n) => [n.id, n.label ?? catalog.byType.get(n.type)?.name ?? n.type]));
+  const wire = (source: string, sourceHandle: string, targetHandle: string) => onWire(source, sourceHandle, node.id, targetHandle);
   const model = catalog.byType.get(node.type);
   const mode = catalog.mode(node);
   const patch = (p: NodePatch, coalesce?: string) => onPatch(node.id, p, coalesce);
@@ -210,20 +237,29 @@ export function Inspector({ node, catalog, edges, types, readOnly, onPatch }: {
         </div>
       )}
       {node.type === 'request' && <RequestFields node={node} types={types} readOnly={readOnly} onPatch={patch} />}
-      {node.type === 'response' && <p className="muted small">Everything wired into <code>result</code> is what the run returns, keyed by the node it came from.</p>}
+      {node.type === 'response' && <>
+        <p className="muted small">Everything wired into <code>result</code> is what the run returns, keyed by the node it came from.</p>
+        <ul className="small">{edges.filter((e) => e.target === node.id).map((e) => <li key={e.id}>{names.get(e.source) ?? e.source} · {e.sourceHandle}</li>)}</ul>
+        {!readOnly && <WireSelect node={node} handle="result" label="result" nodes={nodes} catalog={catalog} onWire={wire} />}
+      </>}
       {mode && (
         <fieldset className="model-inputs">
           <legend>Inputs</legend>
           {mode.fields.filter((f) => shown(f, node.data, mode.fields)).map((f) => {
             const from = wired.get(`in:${f.name}`);
-            if (from) return <div key={f.name} className="form-field wired"><span className="label-like">{f.name}</span> <span className="muted small">wired from {from}</span></div>;
-            return <FieldInput key={`${node.id}-${f.name}`} field={f} nodeId={node.id} value={node.data[f.name]} readOnly={readOnly}
-              onChange={(v) => {
-                const data = { ...node.data };
-                if (v === undefined) delete data[f.name];
-                else data[f.name] = v;
-                patch({ data }, `data-${node.id}-${f.name}`);
-              }} />;
+            if (from) return <div key={f.name} className="form-field wired"><span className="label-like">{f.name}</span> <span className="muted small">wired from {names.get(from) ?? from}</span></div>;
+            return (
+              <div key={`${node.id}-${f.name}`}>
+                <FieldInput field={f} nodeId={node.id} value={node.data[f.name]} readOnly={readOnly}
+                  onChange={(v) => {
+                    const data = { ...node.data };
+                    if (v === undefined) delete data[f.name];
+                    else data[f.name] = v;
+                    patch({ data }, `data-${node.id}-${f.name}`);
+                  }} />
+                {!readOnly && <WireSelect node={node} handle={`in:${f.name}`} label={f.name} nodes={nodes} catalog={catalog} onWire={wire} />}
+              </div>
+            );
           })}
         </fieldset>
       )}

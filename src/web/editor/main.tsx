@@ -62,6 +62,7 @@ function Editor({ config, catalog }: { config: EditorConfig; catalog: Catalog })
     setNodes(next.nodes.map((n) => ({ ...n, selected: selectedIds.has(n.id) })));
     setEdges(next.edges);
     setName(s.name);
+    setMessage(null);
     lastCoalesce.current = undefined;
   }, [nodes, readOnly]);
   const undo = useCallback(() => {
@@ -100,7 +101,7 @@ function Editor({ config, catalog }: { config: EditorConfig; catalog: Catalog })
     setEdges((es) => applyEdgeChanges(changes, es));
   }, [remember]);
 
-  const onConnect = useCallback((c: Connection) => {
+  const onConnect = useCallback((c: Pick<Connection, 'source' | 'target' | 'sourceHandle' | 'targetHandle'>) => {
     const edge = { id: newId('edge'), source: c.source, sourceHandle: c.sourceHandle ?? '', target: c.target, targetHandle: c.targetHandle ?? '' };
     const problems = edgeProblems(catalog, toGraph(nodes, edges), edge);
     if (problems.length) {
@@ -252,6 +253,7 @@ function Editor({ config, catalog }: { config: EditorConfig; catalog: Catalog })
     try {
       const requestId = graph.nodes.find((n) => n.type === 'request')?.id;
       const created = await call<{ runId: string }>('POST', `/editor/workflows/${id}/runs`, { values: requestId ? { [requestId]: values } : {} });
+      setMessage({ kind: 'info', text: `Run ${created.runId} started.` });
       const refresh = async () => {
         const v = await call<RunView>('GET', `/editor/runs/${created.runId}`);
         if (!ctl.signal.aborted) setRun(v);
@@ -325,7 +327,7 @@ function Editor({ config, catalog }: { config: EditorConfig; catalog: Catalog })
               onNodeDragStart={() => remember()}
               nodesDraggable={!readOnly} nodesConnectable={!readOnly} edgesFocusable={!readOnly} elementsSelectable
               deleteKeyCode={readOnly ? null : ['Delete', 'Backspace']} fitView fitViewOptions={{ padding: 0.15 }}
-              minZoom={0.1} maxZoom={2} onlyRenderVisibleElements={nodes.length > 60}
+              minZoom={0.1} maxZoom={2} onlyRenderVisibleElements={false}
               defaultEdgeOptions={{ type: 'smoothstep' }} proOptions={{ hideAttribution: true }} aria-label="Workflow canvas">
               <Background gap={20} />
               <Controls showInteractive={false} />
@@ -334,7 +336,8 @@ function Editor({ config, catalog }: { config: EditorConfig; catalog: Catalog })
           </div>
           <div className="side">
             {runOpen && <RunPanel request={requestNode} run={run} onStart={startRun} onClose={() => setRunOpen(false)} busy={saving} />}
-            <Inspector node={selected} catalog={catalog} edges={edges} types={config.requestFieldTypes} readOnly={readOnly} onPatch={patchNode} />
+            <Inspector node={selected} nodes={graph.nodes} catalog={catalog} edges={edges}
+              onWire={(source, sourceHandle, target, targetHandle) => onConnect({ source, sourceHandle, target, targetHandle })} types={config.requestFieldTypes} readOnly={readOnly} onPatch={patchNode} />
           </div>
         </div>
       </div>
