@@ -22,6 +22,8 @@ let browser: BrowserContext;
 let page: Page;
 let user: { email: string; key: string; accountId: string };
 let workflowId: string;
+let firstRun: string;
+let secondRun: string;
 const pageErrors: string[] = [];
 
 async function shot(name: string): Promise<void> {
@@ -189,7 +191,7 @@ describe('the workflow editor in Chromium', { timeout: 240_000, skip: haveChromi
     await shot('editor-run');
   });
 
-  test('run again: served from the node cache, marked on the canvas and in the runs list; the live state carries node costs', async () => {
+  test('run again: served from the node cache, and marked so on the canvas', async () => {
     const first = (await page.locator('.run-status a code').textContent())!;
     await page.click('button:has-text("Start run")');
     await page.waitForFunction((prev) => {
@@ -198,14 +200,23 @@ describe('the workflow editor in Chromium', { timeout: 240_000, skip: haveChromi
     }, first, { timeout: 120_000 });
     await page.waitForSelector('.wf-node[data-type="espeak_tts"][data-cached="true"] .badge.cached');
     const second = (await page.locator('.run-status a code').textContent())!;
+    firstRun = first;
+    secondRun = second;
+  });
+
+  test('the runs list marks the run served from the cache', async () => {
+    await page.goto(`${srv.url}/runs`);
+    assert.equal(await page.locator(`tr[data-run-id="${secondRun}"] .cached-badge`).textContent(), 'cached');
+    assert.equal(await page.locator(`tr[data-run-id="${firstRun}"] .cached-badge`).count(), 0);
+  });
+
+  test('the live run page\'s state carries each node\'s cost, adding up to the header\'s', async () => {
+    const first = firstRun;
     // The state the live run page polls: each node's cost, so a completed node no longer shows 0 beside the header's total.
     const state = await (await page.request.get(`${srv.url}/runs/${first}/state`)).json();
     const speech = state.nodes.find((n: any) => n.actualCredits > 0);
     assert.ok(speech, 'a completed node carries its cost');
     assert.equal(state.nodes.reduce((sum: number, n: any) => sum + n.actualCredits, 0), state.actualCredits);
-    await page.goto(`${srv.url}/runs`);
-    assert.equal(await page.locator(`tr[data-run-id="${second}"] .cached-badge`).textContent(), 'cached');
-    assert.equal(await page.locator(`tr[data-run-id="${first}"] .cached-badge`).count(), 0);
   });
 
   test('system workflow pages name nodes by their models, as user workflows do', async () => {
