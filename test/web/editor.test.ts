@@ -306,9 +306,17 @@ describe('the workflow editor in Chromium', { timeout: 240_000, skip: haveChromi
     const sorted = [...intervals].sort((a, b) => a - b);
     const p = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1);
     t.diagnostic(`100 nodes, pan + zoom: ${intervals.length} frames, median ${p(0.5)} ms, p95 ${p(0.95)} ms, longest ${sorted.at(-1)!.toFixed(1)} ms between frames`);
-    await page.click('button:has-text("Fit")');
-    await page.waitForTimeout(400);
+    // Auto-layout moves the nodes (left to right by their wiring); undo puts them back as saved.
+    const at = () => page.locator('.react-flow__node[data-id="t50"]').evaluate((el) => (el as HTMLElement).style.transform);
+    const saved = await at();
+    await page.click('button:has-text("Auto-layout")');
+    await page.waitForFunction(() => document.querySelector('.editor')?.getAttribute('data-dirty') === 'true');
+    assert.notEqual(await at(), saved);
     await shot('editor-100-nodes');
+    await page.locator('.react-flow__pane').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('Control+z');
+    await page.waitForFunction(() => document.querySelector('.editor')?.getAttribute('data-dirty') === 'false');
+    assert.equal(await at(), saved);
   });
 
   test('a media input can be uploaded: the form gets a signed URL of the account\'s file', async () => {

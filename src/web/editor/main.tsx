@@ -123,13 +123,12 @@ function Editor({ config, catalog }: { config: EditorConfig; catalog: Catalog })
     }
     let position = at;
     if (!position) {
-      // Click to add: the next free row of the column after the right-most model node.
+      // Click to add: below the nodes of the right-most model column (clear of their measured height).
       const cols = nodes.filter((n) => n.type === 'model').map((n) => n.position.x);
       const x = cols.length ? Math.max(...cols) : positionFor(1, 0).x;
-      const taken = nodes.filter((n) => Math.abs(n.position.x - x) < 100).map((n) => n.position.y);
-      let row = 0;
-      while (taken.some((y) => Math.abs(y - positionFor(1, row).y) < 120)) row++;
-      position = { x, y: positionFor(1, row).y };
+      const column = nodes.filter((n) => Math.abs(n.position.x - x) < 240);
+      const bottom = column.length ? Math.max(...column.map((n) => n.position.y + (n.measured?.height ?? 180))) + 40 : positionFor(1, 0).y;
+      position = { x, y: Math.round(bottom) };
     }
     const g = {
       id: newId('node'), type: model.nodeType, subModelId: model.multiMode ? (item.subModelId ?? model.modes[0]!.subModelId) : null,
@@ -192,7 +191,7 @@ function Editor({ config, catalog }: { config: EditorConfig; catalog: Catalog })
   }, [priced]);
 
   // --- save ------------------------------------------------------------------------------------
-  const save = useCallback(async (): Promise<string | null> => {
+  const save = useCallback(async (opts: { navigate?: boolean } = {}): Promise<string | null> => {
     const problems = graphProblems(catalog, graph);
     if (problems.length) {
       const p = problems[0]!;
@@ -204,7 +203,8 @@ function Editor({ config, catalog }: { config: EditorConfig; catalog: Catalog })
       const body = { name: name.trim() || 'Untitled workflow', nodes: graph.nodes, edges: graph.edges };
       if (!workflowId) {
         const created = await call<WorkflowView>('POST', '/editor/workflows', body);
-        location.assign(`/workflows/${created.id}/edit?saved=1`);
+        setSavedJson(JSON.stringify({ g: graph, name }));
+        if (opts.navigate !== false) location.assign(`/workflows/${created.id}/edit?saved=1`);
         return created.id;
       }
       await call<WorkflowView>('PUT', `/editor/workflows/${workflowId}`, body);
@@ -244,26 +244,21 @@ function Editor({ config, catalog }: { config: EditorConfig; catalog: Catalog })
 
   // --- run -------------------------------------------------------------------------------------
   const runAbort = useRef<AbortController | null>(null);
-  const startRun = useCallback(async (values: Record<string, unknown>) => {
-    const id = readOnly ? wf!.id : dirty || !workflowId ? await save() : workflowId;
-    if (!id) return;
+  /** Follows a run: its event stream drives the refreshes, a slow poll covers a dropped stream. */
+  const followRun = useCallback(async (runId: string) => {
     runAbort.current?.abort();
     const ctl = new AbortController();
     runAbort.current = ctl;
+    const refresh = async () => {
+      const v = await call<RunView>('GET', `/editor/runs/${runId}`);
+      if (!ctl.signal.aborted) setRun(v);
+      return v;
+    };
     try {
-      const requestId = graph.nodes.find((n) => n.type === 'request')?.id;
-      const created = await call<{ runId: string }>('POST', `/editor/workflows/${id}/runs`, { values: requestId ? { [requestId]: values } : {} });
-      setMessage({ kind: 'info', text: `Run ${created.runId} started.` });
-      const refresh = async () => {
-        const v = await call<RunView>('GET', `/editor/runs/${created.runId}`);
-        if (!ctl.signal.aborted) setRun(v);
-        return v;
-      };
       await refresh();
-      // The event stream drives the updates; a slow poll covers a dropped stream.
       const poll = setInterval(() => void refresh().catch(() => {}), 4000);
       try {
-        await followEvents(created.runId, () => void refresh().catch(() => {}), ctl.signal).catch(() => {});
+        await followEvents(runId, () => void refresh().catch(() => {}), ctl.signal).catch(() => {});
         for (let i = 0; i < 600 && !ctl.signal.aborted; i++) {
           const v = await refresh();
           if (['COMPLETED', 'FAILED', 'CANCELED'].includes(v.status)) break;
@@ -273,9 +268,32 @@ function Editor({ config, catalog }: { config: EditorConfig; catalog: Catalog })
         clearInterval(poll);
       }
     } catch (err) {
-      if (!ctl.signal.aborted) setMessage({ kind: 'error', text: `Run not started: ${(err as Error).message}` });
+      if (!ctl.signal.aborted) setMessage({ kind: 'error', text: `Could not follow the run: ${(err as Error).message}` });
     }
-  }, [dirty, graph, readOnly, save, wf, workflowId]);
+  }, []);
+
+  const startRun = useCallback(async (values: Record<string, unknown>) => {
+    const isNew = !readOnly && !workflowId;
+    const id = readOnly ? wf!.id : dirty || !workflowId ? await save({ navigate: false }) : workflowId;
+    if (!id) return;
+    try {
+      const requestId = graph.nodes.find((n) => n.type === 'request')?.id;
+      const created = await call<{ runId: string }>('POST', `/editor/workflows/${id}/runs`, { values: requestId ? { [requestId]: values } : {} });
+      // A new workflow was just created: continue on its own page, which follows the run.
+      if (isNew) return location.assign(`/workflows/${id}/edit?saved=1&run=${encodeURIComponent(created.runId)}`);
+      setMessage({ kind: 'info', text: `Run ${created.runId} started.` });
+      await followRun(created.runId);
+    } catch (err) {
+      setMessage({ kind: 'error', text: `Run not started: ${(err as Error).message}` });
+    }
+  }, [dirty, followRun, graph, readOnly, save, wf, workflowId]);
+  useEffect(() => {
+    const runId = new URLSearchParams(location.search).get('run');
+    if (runId && /^run_[0-9A-Za-z]{1,40}$/.test(runId)) {
+      setRunOpen(true);
+      void followRun(runId);
+    }
+  }, [followRun]);
   useEffect(() => () => runAbort.current?.abort(), []);
 
   const nodeErrors = useMemo(() => {
