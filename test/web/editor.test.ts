@@ -144,7 +144,7 @@ describe('the workflow editor in Chromium', { timeout: 240_000, skip: haveChromi
     // A second edge into the single-input port in:text.
     await connect(handle(node('request'), 'prompt'), handle(tts, 'in:text'));
     assert.match(await message(), /Connection refused: .*this input takes one edge; it has several/);
-    // Audio into a text input, on a second eSpeak node added by click (the palette still lists the search for tts).
+    // Audio into a text input, on a second eSpeak node added by click.
     await page.locator('.palette-item[data-node-type="espeak_tts"]').click();
     await page.waitForFunction(() => document.querySelectorAll('.wf-node[data-type="espeak_tts"]').length === 2);
     const second = tts.nth(1);
@@ -261,6 +261,11 @@ describe('the workflow editor in Chromium', { timeout: 240_000, skip: haveChromi
     await page.waitForFunction(() => document.querySelector('.estimate')?.getAttribute('data-total') !== '' || document.querySelector('.estimate .error-text'));
     assert.equal(await page.locator('.estimate .error-text').count(), 0, await page.locator('.estimate').textContent() ?? '');
     await shot('editor-system');
+    // Keyboard: Tab reaches a node, Enter selects it and the form shows its inputs (read-only here).
+    await page.locator('.react-flow__node.react-flow__node-model').first().focus();
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.querySelector('.inspector .panel-title')?.textContent !== 'Node settings');
+    assert.ok(await page.locator('.inspector fieldset.model-inputs').count() === 1);
     await Promise.all([page.waitForURL(/\/workflows\/wf_[0-9A-Za-z]+\/edit$/), page.click('button:has-text("Duplicate to edit")')]);
     const copyId = /\/workflows\/(wf_[0-9A-Za-z]+)\/edit/.exec(page.url())![1]!;
     await page.locator('.react-flow__node').first().waitFor();
