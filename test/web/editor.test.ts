@@ -335,6 +335,17 @@ describe('the workflow editor in Chromium', { timeout: 240_000, skip: haveChromi
     assert.deepEqual(Buffer.from(await file.arrayBuffer()), png);
     const refused = await page.request.post(`${srv.url}/editor/files`, { headers: { 'content-type': 'image/png', origin: srv.url }, data: png });
     assert.equal(refused.status(), 403, 'no CSRF token, no upload');
+    // From the form: a model with an image input, its Upload button, and the URL lands in the field.
+    const shotFile = path.join(profile, 'dot.png');
+    fs.writeFileSync(shotFile, png);
+    await page.goto(`${srv.url}/workflows/new`);
+    await page.fill('#palette-search', 'resize');
+    await page.locator('.palette-item[data-node-type="resize_image"]').click();
+    const input = page.locator('.inspector .field-image input[type="url"]');
+    await input.waitFor();
+    await page.locator('.inspector .field-image input[type="file"]').setInputFiles(shotFile);
+    await page.waitForFunction(() => (document.querySelector('.inspector .field-image input[type="url"]') as HTMLInputElement | null)?.value.startsWith('http'));
+    assert.equal((await fetch(await input.inputValue())).status, 200);
   });
 
   test('no script errors and no CSP violations on the editor pages', () => {

@@ -2,7 +2,7 @@ import { memo, useContext } from 'react';
 import { Handle, Position, type NodeProps } from '@xyflow/react';
 import type { Port } from '../../workflows/ports.js';
 import { EditorContext } from './context.js';
-import { formatMicro, type FlowNode } from './graph.js';
+import { accentColor, formatMicro, type FlowNode } from './graph.js';
 
 function PortRow({ port, kind }: { port: Port; kind: 'in' | 'out' }) {
   return (
@@ -48,7 +48,7 @@ export const NodeView = memo(function NodeView({ data, selected }: NodeProps<Flo
   return (
     <div className={`wf-node kind-${builtIn ? g.type : 'model'}${selected ? ' selected' : ''}${status ? ` status-${status.toLowerCase()}` : ''}${error ? ' has-error' : ''}`}
       data-node-id={g.id} data-type={g.type} data-status={status ?? ''} data-cached={nr?.cached ? 'true' : 'false'}>
-      <div className="wf-node-head" style={model ? { borderTopColor: `var(--accent-${model.accent}, #6366f1)` } : undefined}>
+      <div className="wf-node-head" style={model ? { borderTopColor: accentColor(model.accent) } : undefined}>
         <strong className="wf-node-label">{g.label ?? model?.name ?? g.type}</strong>
         <span className="wf-node-type">{builtIn ? (g.type === 'request' ? 'inputs of a run' : 'what the run returns') : `${g.type}${model?.multiMode && mode ? ` · ${mode.label}` : ''}`}</span>
         {model && !model.available && <span className="badge warn" title={model.unavailableReason}>unavailable</span>}

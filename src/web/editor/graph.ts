@@ -121,3 +121,15 @@ export function autoLayout(nodes: FlowNode[], edges: Edge[]): FlowNode[] {
 export function formatMicro(n: number): string {
   return `${String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',')} µcr`;
 }
+
+const NAMED_ACCENTS: Record<string, string> = {
+  slate: '#64748b', gray: '#6b7280', zinc: '#71717a', stone: '#78716c', red: '#ef4444', orange: '#f97316', amber: '#f59e0b',
+  yellow: '#eab308', lime: '#84cc16', green: '#22c55e', emerald: '#10b981', teal: '#14b8a6', cyan: '#06b6d4', sky: '#0ea5e9',
+  blue: '#3b82f6', indigo: '#6366f1', violet: '#8b5cf6', purple: '#a855f7', fuchsia: '#d946ef', pink: '#ec4899', rose: '#f43f5e',
+};
+
+/** A model's accent (a hex colour or a palette name in the catalog) as a CSS colour. */
+export function accentColor(accent: string | undefined): string {
+  if (accent && /^#[0-9a-f]{3,8}$/i.test(accent)) return accent;
+  return NAMED_ACCENTS[accent ?? ''] ?? '#6366f1';
+}

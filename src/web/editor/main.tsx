@@ -10,7 +10,7 @@ import type { Graph } from '../../workflows/types.js';
 import { positionFor } from '../../workflows/layout.js';
 import { ApiError, call, followEvents, readConfig, setCsrf, type CatalogModel, type EditorConfig, type RunView, type WorkflowView } from './api.js';
 import { EditorContext, type EditorContextValue } from './context.js';
-import { Catalog, autoLayout, edgeProblems, flowEdge, flowNode, formatMicro, fromGraph, graphProblems, newId, starterGraph, toGraph, type FlowNode } from './graph.js';
+import { Catalog, accentColor, autoLayout, edgeProblems, flowEdge, flowNode, formatMicro, fromGraph, graphProblems, newId, starterGraph, toGraph, type FlowNode } from './graph.js';
 import { Inspector, type NodePatch } from './Inspector.js';
 import { NodeView } from './NodeView.js';
 import { DRAG_TYPE, Palette, type PaletteItem } from './Palette.js';
@@ -349,7 +349,8 @@ function Editor({ config, catalog }: { config: EditorConfig; catalog: Catalog })
               defaultEdgeOptions={{ type: 'smoothstep' }} proOptions={{ hideAttribution: true }} aria-label="Workflow canvas">
               <Background gap={20} />
               <Controls showInteractive={false} />
-              <MiniMap pannable zoomable ariaLabel="Overview of the workflow" />
+              <MiniMap<FlowNode> pannable zoomable ariaLabel="Overview of the workflow"
+                nodeColor={(n) => (n.data.g.type === 'request' ? '#059669' : n.data.g.type === 'response' ? '#d97706' : accentColor(catalog.byType.get(n.data.g.type)?.accent))} />
             </ReactFlow>
           </div>
           <div className="side">
