@@ -317,7 +317,6 @@ describe('the workflow editor in Chromium', { timeout: 240_000, skip: haveChromi
     await page.click('button:has-text("Auto-layout")');
     await page.waitForFunction(() => document.querySelector('.editor')?.getAttribute('data-dirty') === 'true');
     assert.notEqual(await at(), saved);
-    await shot('editor-100-nodes');
     await page.locator('.react-flow__pane').click({ position: { x: 5, y: 5 } });
     await page.keyboard.press('Control+z');
     await page.waitForFunction(() => document.querySelector('.editor')?.getAttribute('data-dirty') === 'false');

@@ -32,7 +32,8 @@ function Editor({ config, catalog }: { config: EditorConfig; catalog: Catalog })
   const [message, setMessage] = useState<Message | null>(new URLSearchParams(location.search).get('saved') ? { kind: 'success', text: 'Saved.' } : null);
   const [estimate, setEstimate] = useState<{ total: number | null; perNode: Map<string, number>; error?: string }>({ total: null, perNode: new Map() });
   const [saving, setSaving] = useState(false);
-  const [savedJson, setSavedJson] = useState(() => (wf ? JSON.stringify({ g: toGraph(initial.nodes, initial.edges), name: wf.name }) : ''));
+  // A new workflow left untouched is not "unsaved": leaving it asks nothing.
+  const [savedJson, setSavedJson] = useState(() => JSON.stringify({ g: toGraph(initial.nodes, initial.edges), name: wf?.name ?? 'Untitled workflow' }));
   const [run, setRun] = useState<RunView | null>(null);
   const [runOpen, setRunOpen] = useState(false);
   const past = useRef<Snapshot[]>([]);
