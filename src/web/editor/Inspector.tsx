@@ -17,7 +17,7 @@ function shown(field: FieldSpec, values: Record<string, unknown>, fields: FieldS
   });
 }
 
-function MediaInput({ id, value, onChange, accept, readOnly }: { id: string; value: string; onChange: (v: string | undefined) => void; accept: string; readOnly: boolean }) {
+export function MediaInput({ id, value, onChange, accept, readOnly }: { id: string; value: string; onChange: (v: string | undefined) => void; accept: string; readOnly: boolean }) {
   const [busy, setBusy] = useState<string | null>(null);
   return (
     <div className="media-input">

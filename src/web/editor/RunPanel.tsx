@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { GraphNode, RequestField } from '../../workflows/types.js';
 import type { RunView } from './api.js';
 import { formatMicro } from './graph.js';
+import { MediaInput } from './Inspector.js';
 
 /** Run: a form of the Request fields (defaults filled in), then the run's status, cost per node and total. */
 export function RunPanel({ request, run, onStart, onClose, busy }: {
@@ -34,7 +35,10 @@ export function RunPanel({ request, run, onStart, onClose, busy }: {
               ? <textarea id={`run-${f.id}`} rows={2} value={values[f.id] ?? ''} onChange={(e) => setValues({ ...values, [f.id]: e.target.value })} />
               : f.type === 'boolean'
                 ? <select id={`run-${f.id}`} value={values[f.id] ?? ''} onChange={(e) => setValues({ ...values, [f.id]: e.target.value })}><option value="">—</option><option value="true">true</option><option value="false">false</option></select>
-                : <input id={`run-${f.id}`} type={f.type === 'number' ? 'number' : 'url'} value={values[f.id] ?? ''} onChange={(e) => setValues({ ...values, [f.id]: e.target.value })} />}
+                : f.type === 'number'
+                  ? <input id={`run-${f.id}`} type="number" value={values[f.id] ?? ''} onChange={(e) => setValues({ ...values, [f.id]: e.target.value })} />
+                  : <MediaInput id={`run-${f.id}`} value={values[f.id] ?? ''} readOnly={false} accept={f.type === 'file' ? '*/*' : `${f.type}/*`}
+                      onChange={(v) => setValues({ ...values, [f.id]: v ?? '' })} />}
           </div>
         ))}
         <button type="submit" className="button" disabled={busy || (run !== null && !terminal)}>{run && !terminal ? 'Running…' : 'Start run'}</button>
