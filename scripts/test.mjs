@@ -52,6 +52,9 @@ if (!adminUrl) {
   console.log(`no PostgreSQL on 127.0.0.1:5432: tests use an embedded server in ${tmp}`);
 }
 
+// The web app's workflow editor bundle (dist/editor), built once here rather than by each test server.
+await (await import('./build-editor.mjs')).ensureEditorBuilt({ quiet: true });
+
 const args = process.argv.slice(2);
 const files = args.filter((a) => a.endsWith('.ts'));
 const patterns = args.filter((a) => !a.endsWith('.ts'));

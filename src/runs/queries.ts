@@ -101,7 +101,9 @@ export const DROP_OLD_IDEMPOTENCY = `DELETE FROM idempotency_keys WHERE created_
 
 /** Runs of both kinds, newest first, with the workflow's name where there is one (the web app's run list). */
 export const LIST_ALL_RUNS = `SELECT r.id, r.kind, r.node_type, r.workflow_id, r.status, r.estimated_microcredits, r.charged_microcredits,
-       r.created_at, r.started_at, r.finished_at, w.name AS workflow_name, w.slug AS workflow_slug
+       r.created_at, r.started_at, r.finished_at, w.name AS workflow_name, w.slug AS workflow_slug,
+       nr.node_count, nr.cached_count
   FROM runs r LEFT JOIN workflows w ON w.id = r.workflow_id
+  LEFT JOIN LATERAL (SELECT count(*)::int AS node_count, (count(*) FILTER (WHERE cached))::int AS cached_count FROM node_runs WHERE run_id = r.id) nr ON r.kind = 'workflow'
  WHERE r.account_id = $1 AND ($2::timestamptz IS NULL OR (r.created_at, r.id) < ($2, $3))
  ORDER BY r.created_at DESC, r.id DESC LIMIT $4`;

@@ -21,8 +21,27 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   '/assets/vendor/cytoscape.min.js': { file: require.resolve('cytoscape/dist/cytoscape.min.js'), type: 'text/javascript; charset=utf-8' },
 };
 
+/**
+ * The workflow editor's bundle (src/web/editor built by Vite into dist/editor; see scripts/build-editor.mjs).
+ * Built on install; built here at start when missing or older than its sources. A failed build leaves the
+ * rest of the app serving and the editor page saying it is unavailable.
+ */
+async function editorAssets(log: FastifyInstance['log']): Promise<Record<string, { file: string; type: string }>> {
+  try {
+    const { ensureEditorBuilt, EDITOR_OUT } = await import('../../scripts/build-editor.mjs');
+    await ensureEditorBuilt({ quiet: true });
+    return {
+      '/assets/editor/editor.js': { file: path.join(EDITOR_OUT, 'editor.js'), type: 'text/javascript; charset=utf-8' },
+      '/assets/editor/editor.css': { file: path.join(EDITOR_OUT, 'editor.css'), type: 'text/css; charset=utf-8' },
+    };
+  } catch (err) {
+    log.warn({ err }, 'the workflow editor could not be built; /workflows/*/edit will not work');
+    return {};
+  }
+}
+
 export async function assetRoutes(app: FastifyInstance): Promise<void> {
-  for (const [url, asset] of Object.entries(ASSETS)) {
+  for (const [url, asset] of Object.entries({ ...ASSETS, ...(await editorAssets(app.log)) })) {
     const body = fs.readFileSync(asset.file);
     const etag = `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
     app.get(url, { config: { web: 'public' } }, async (req, reply) => {

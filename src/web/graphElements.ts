@@ -26,12 +26,31 @@ export interface NodeRunLike {
   node_id: string;
   status: string;
   cached: boolean;
+  charged_microcredits?: bigint | number | string;
 }
 
 export interface NodeState {
   id: string;
   status: string;
   cached: boolean;
+  /** What the node was charged so far (0 until it completes). */
+  actualCredits: number;
+}
+
+/**
+ * A node's display name: its own label, else its model's name (system workflows store no labels), else
+ * the raw type. `modelName` looks a nodeType up in the catalog.
+ */
+export function nodeLabel(node: { type: string; label: string | null }, modelName: (type: string) => string | undefined): string {
+  if (node.label) return node.label;
+  if (node.type === 'request') return 'Request';
+  if (node.type === 'response') return 'Response';
+  return modelName(node.type) ?? node.type;
+}
+
+/** The graph with every node's label filled in by nodeLabel. */
+export function withLabels(graph: Graph, modelName: (type: string) => string | undefined): Graph {
+  return { ...graph, nodes: graph.nodes.map((n) => ({ ...n, label: nodeLabel(n, modelName) })) };
 }
 
 const TERMINAL = new Set(['COMPLETED', 'FAILED', 'CANCELED']);
@@ -52,9 +71,9 @@ export function nodeStates(graph: Graph, runStatus: string, nodeRuns: NodeRunLik
   const byId = new Map(nodeRuns.map((n) => [n.node_id, n]));
   return graph.nodes.map((n) => {
     const nr = byId.get(n.id);
-    if (nr) return { id: n.id, status: nr.status, cached: nr.cached };
-    if (n.type === 'request' || n.type === 'response') return { id: n.id, status: builtInStatus(n.type, runStatus), cached: false };
-    return { id: n.id, status: 'PENDING', cached: false };
+    if (nr) return { id: n.id, status: nr.status, cached: nr.cached, actualCredits: Number(nr.charged_microcredits ?? 0) };
+    if (n.type === 'request' || n.type === 'response') return { id: n.id, status: builtInStatus(n.type, runStatus), cached: false, actualCredits: 0 };
+    return { id: n.id, status: 'PENDING', cached: false, actualCredits: 0 };
   });
 }
 

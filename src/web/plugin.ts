@@ -16,6 +16,7 @@ import { creditRoutes } from './routes/credits.js';
 import { runRoutes } from './routes/runs.js';
 import { workflowRoutes } from './routes/workflows.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { editorRoutes } from './routes/editor.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
@@ -93,6 +94,7 @@ export async function webApp(app: FastifyInstance, { services }: { services: Ser
   await app.register(runRoutes, { services });
   await app.register(workflowRoutes, { services });
   await app.register(webhookRoutes, { services });
+  await app.register(editorRoutes, { services });
 }
 
 export function sendErrorPage(req: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {

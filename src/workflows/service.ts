@@ -24,6 +24,19 @@ export interface NodeInput {
 const WF_ID = /^wf_[0-9A-Za-z]{1,40}$/;
 const SLUG = /^[a-z0-9][a-z0-9-]{0,80}$/;
 
+/**
+ * After a node is added, a Response node that is not to its right (same column or left of it, as the
+ * scaffold of quick-create is once the second batch of nodes arrives) moves one column to the right of
+ * the new node, on its row. A Response placed further right by the user stays where it is.
+ */
+function keepResponseRight(graph: Graph, added: GraphNode): void {
+  const column = columnOf(added.position.x);
+  for (const r of graph.nodes) {
+    if (r.type !== 'response' || columnOf(r.position.x) > column) continue;
+    r.position = { x: positionFor(column + 1, 0).x, y: added.position.y };
+  }
+}
+
 function graphError(errors: NodeError[]): AppError {
   const first = errors[0]!;
   return new AppError('INVALID_GRAPH', `${first.nodeId === '*' ? 'workflow' : `node ${first.nodeId}`}${first.port ? ` port ${first.port}` : ''}: ${first.message}`, {
@@ -90,7 +103,13 @@ export class WorkflowService {
     } else if (input.requestFields && requestFieldsOf(request).length === 0) {
       request.data = { ...request.data, fields: makeRequestFields(input.requestFields) };
     }
-    if (!nodes.some((n) => n.type === 'response')) nodes.push(responseNode(Math.max(2, ...nodes.map((n) => columnOf(n.position.x) + 1))));
+    if (!nodes.some((n) => n.type === 'response')) {
+      // To the right of the last node of the right-most column, on its row.
+      const response = responseNode(Math.max(2, ...nodes.map((n) => columnOf(n.position.x) + 1)));
+      const last = nodes.filter((n) => n.type !== 'request' && columnOf(n.position.x) === columnOf(response.position.x) - 1).at(-1);
+      if (last) response.position = { x: response.position.x, y: last.position.y };
+      nodes.push(response);
+    }
     const graph: Graph = { nodes, edges: input.edges.map((e) => ({ ...e, id: e.id ?? newId('edge') })) };
     this.check(graph);
     const r = await this.db.query(
@@ -153,6 +172,26 @@ export class WorkflowService {
     })).view;
   }
 
+  /**
+   * Replaces an own workflow's whole graph (and name/description) in one validated write: what the web
+   * editor saves. Node ids, positions and values are kept as given, so reading the workflow back returns
+   * exactly the graph that was built; the graph must keep its one Request and at least one Response node.
+   */
+  async replaceGraph(accountId: string, id: string, input: { name?: string; description?: string; nodes: NodeInput[]; edges: Array<Omit<GraphEdge, 'id'> & { id?: string }> }) {
+    if (input.nodes.length > MAX_WORKFLOW_NODES) throw new AppError('TOO_MANY_NODES', `a workflow has at most ${MAX_WORKFLOW_NODES} nodes`);
+    return (await this.mutate(accountId, id, (row, graph) => {
+      const nodes = input.nodes.map((n, i) => this.normalizeNode(n, i));
+      const edges = input.edges.map((e) => ({ ...e, id: e.id ?? newId('edge') }));
+      const next: Graph = { nodes, edges };
+      const errors = validateGraph(next, this.lookup, { runnable: true });
+      if (errors.length) throw graphError(errors);
+      graph.nodes = nodes;
+      graph.edges = edges;
+      if (input.name !== undefined) row.name = input.name;
+      if (input.description !== undefined) row.description = input.description;
+    })).view;
+  }
+
   async remove(accountId: string, id: string): Promise<void> {
     const row = await this.getRow(accountId, id);
     if (row.account_id === null) throw new AppError('FORBIDDEN', 'system workflows cannot be deleted');
@@ -190,12 +229,14 @@ export class WorkflowService {
     const out = await this.mutate(accountId, id, (_row, graph) => {
       if (graph.nodes.length >= MAX_WORKFLOW_NODES) throw new AppError('TOO_MANY_NODES', `a workflow has at most ${MAX_WORKFLOW_NODES} nodes`);
       const column = b.column ?? 1;
-      const position = b.position ?? positionFor(column, b.row ?? firstFreeRow(column, graph.nodes.map((n) => n.position)));
+      // The Response node does not take a row: it moves to the right of the last node (below).
+      const position = b.position ?? positionFor(column, b.row ?? firstFreeRow(column, graph.nodes.filter((n) => n.type !== 'response').map((n) => n.position)));
       const data = this.catalog.validateInput(mode, b.inputs ?? {}, { path: 'body.inputs', partial: true });
       // Only what the caller set is stored; defaults apply at run time.
       for (const k of Object.keys(data)) if (!(b.inputs && k in b.inputs)) delete data[k];
       const node: GraphNode = { id: newId('node'), type: model.nodeType, subModelId: isMultiMode(model) ? mode.subModelId : null, label: b.label ?? model.name, position, data };
       graph.nodes.push(node);
+      keepResponseRight(graph, node);
       return node;
     });
     return this.nodeInfo(out.result, mode);

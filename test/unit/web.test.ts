@@ -4,7 +4,7 @@ import { html, jsonScript, raw } from '../../src/web/html.js';
 import { parseCookies, serializeCookie } from '../../src/web/cookies.js';
 import { originAllowed, safeNextPath, tokensEqual } from '../../src/web/csrf.js';
 import { formatDuration, formatMicrocredits, formatTime, parseDateInput, parseIntField } from '../../src/web/views/format.js';
-import { graphElements, nodeStates } from '../../src/web/graphElements.js';
+import { graphElements, nodeLabel, nodeStates } from '../../src/web/graphElements.js';
 import type { Graph } from '../../src/workflows/types.js';
 
 describe('html template', () => {
@@ -112,14 +112,22 @@ describe('graph elements', () => {
   });
 
   test('a run: node runs give model nodes their status and cache flag; Request and Response follow the run', () => {
-    const running = nodeStates(graph, 'RUNNING', [{ node_id: 'a', status: 'COMPLETED', cached: true }, { node_id: 'b', status: 'RUNNING', cached: false }]);
+    const running = nodeStates(graph, 'RUNNING', [{ node_id: 'a', status: 'COMPLETED', cached: true, charged_microcredits: 200n }, { node_id: 'b', status: 'RUNNING', cached: false }]);
     assert.deepEqual(running, [
-      { id: 'req', status: 'COMPLETED', cached: false }, { id: 'a', status: 'COMPLETED', cached: true },
-      { id: 'b', status: 'RUNNING', cached: false }, { id: 'res', status: 'PENDING', cached: false },
+      { id: 'req', status: 'COMPLETED', cached: false, actualCredits: 0 }, { id: 'a', status: 'COMPLETED', cached: true, actualCredits: 200 },
+      { id: 'b', status: 'RUNNING', cached: false, actualCredits: 0 }, { id: 'res', status: 'PENDING', cached: false, actualCredits: 0 },
     ]);
     assert.deepEqual(nodeStates(graph, 'QUEUED', []).map((s) => s.status), ['QUEUED', 'PENDING', 'PENDING', 'PENDING']);
     assert.deepEqual(nodeStates(graph, 'FAILED', [{ node_id: 'a', status: 'FAILED', cached: false }, { node_id: 'b', status: 'SKIPPED', cached: false }]).map((s) => s.status), ['COMPLETED', 'FAILED', 'SKIPPED', 'FAILED']);
     const g = graphElements(graph, { status: 'COMPLETED', nodeRuns: [{ node_id: 'a', status: 'COMPLETED', cached: true }, { node_id: 'b', status: 'COMPLETED', cached: false }] });
     assert.deepEqual(g.nodes.map((n) => `${n.id}:${n.status}:${n.cached}`), ['req:COMPLETED:false', 'a:COMPLETED:true', 'b:COMPLETED:false', 'res:COMPLETED:false']);
+  });
+
+  test('nodes without a label are named by their model, as system workflows store them', () => {
+    const names = (t: string) => (t === 'espeak_tts' ? 'eSpeak NG' : undefined);
+    assert.equal(nodeLabel({ type: 'espeak_tts', label: null }, names), 'eSpeak NG');
+    assert.equal(nodeLabel({ type: 'espeak_tts', label: 'Narrator' }, names), 'Narrator');
+    assert.equal(nodeLabel({ type: 'response', label: null }, names), 'Response');
+    assert.equal(nodeLabel({ type: 'gone_model', label: null }, names), 'gone_model');
   });
 });

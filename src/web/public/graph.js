@@ -83,6 +83,8 @@
       }
       var row = document.querySelector('#node-table tr[data-node-id="' + CSS.escape(n.id) + '"]');
       if (row) {
+        var costCell = row.querySelector('.node-cost');
+        if (costCell && typeof n.actualCredits === 'number') costCell.textContent = n.actualCredits.toLocaleString('en');
         var cell = row.querySelector('.node-status');
         setBadge(cell && cell.querySelector('[data-status]'), n.status);
         if (cell && n.cached && !cell.querySelector('.cached-badge')) {

@@ -5,7 +5,7 @@ import { nodeRunView, renderOutput } from '../../runs/view.js';
 import { workflowRunView } from '../../workflows/runView.js';
 import type { Graph } from '../../workflows/types.js';
 import { actingPrincipal, pageContext, sendHtml, signedIn } from '../context.js';
-import { graphElements, isTerminal, nodeStates } from '../graphElements.js';
+import { graphElements, isTerminal, nodeStates, withLabels } from '../graphElements.js';
 import { html } from '../html.js';
 import { outputBlocks } from '../views/outputs.js';
 import { nodeRunPage, workflowRunPage } from '../views/runPage.js';
@@ -39,7 +39,7 @@ export async function runRoutes(app: FastifyInstance, { services }: { services: 
     if (found.kind === 'node') return sendHtml(reply, nodeRunPage(ctx, { run: await nodeRunView(services.files, found.run) }));
 
     const { run, nodes } = found;
-    const graph: Graph = run.graph ?? { nodes: [], edges: [] };
+    const graph: Graph = withLabels(run.graph ?? { nodes: [], edges: [] }, (t) => services.catalog.model(t)?.name);
     const view = await workflowRunView(services.files, run, nodes, { details: false });
     const labels = new Map(graph.nodes.map((n) => [n.id, n.label ?? n.type]));
     const workflowName = await services.workflows.getRow(run.account_id, run.workflow_id).then((w) => w.name as string, () => run.workflow_id as string);

@@ -47,7 +47,7 @@ export function notice(n: Notice | undefined): Html | undefined {
 }
 
 /** The whole document of a signed-in page. */
-export function page(ctx: PageContext, title: string, body: HtmlValue, opts: { notice?: Notice; scripts?: string[] } = {}): Html {
+export function page(ctx: PageContext, title: string, body: HtmlValue, opts: { notice?: Notice; scripts?: string[]; styles?: string[]; mainClass?: string } = {}): Html {
   const nav = NAV.map((n) => {
     const current = ctx.path === n.href || ctx.path.startsWith(`${n.href}/`);
     return html`<li><a href="${n.href}"${current ? html` aria-current="page"` : ''}>${n.label}</a></li>`;
@@ -63,15 +63,15 @@ export function page(ctx: PageContext, title: string, body: HtmlValue, opts: { n
     <form method="post" action="/logout">${csrfField(ctx)}<button type="submit" class="button small ghost">Sign out</button></form>
   </div>
 </header>
-<main id="main" tabindex="-1">
+<main id="main" tabindex="-1"${opts.mainClass ? html` class="${opts.mainClass}"` : ''}>
   <h1>${title}</h1>
   ${notice(opts.notice)}
   ${body}
-</main>`, opts.scripts);
+</main>`, opts.scripts, opts.styles);
 }
 
 /** The HTML document around any page, signed in or not. Scripts are our own files under /assets. */
-export function document(title: string, body: HtmlValue, scripts: string[] = []): Html {
+export function document(title: string, body: HtmlValue, scripts: string[] = [], styles: string[] = []): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -80,6 +80,7 @@ export function document(title: string, body: HtmlValue, scripts: string[] = [])
 <title>${title} · Atelier</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/assets/app.css">
+${styles.map((s) => html`<link rel="stylesheet" href="${s}">`)}
 <script src="/assets/app.js" defer></script>
 ${scripts.map((s) => html`<script src="${s}" defer></script>`)}
 </head>

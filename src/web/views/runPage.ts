@@ -47,7 +47,7 @@ export function workflowRunPage(ctx: PageContext, d: {
     <th scope="row">${n.label} <code class="muted">${n.nodeId}</code></th>
     <td><code>${n.nodeType}</code></td>
     <td class="node-status">${statusBadge(n.status)}${n.cached ? html` <span class="badge cached-badge">cached</span>` : ''}</td>
-    <td class="num">${formatMicrocredits(n.actualCredits)}</td>
+    <td class="num node-cost">${formatMicrocredits(n.actualCredits)}</td>
     <td class="num">${formatDuration(n.startedAt, n.finishedAt)}</td>
     <td class="error-text">${n.error ?? ''}</td>
   </tr>`);

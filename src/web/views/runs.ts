@@ -12,11 +12,19 @@ export function costCell(run: { status: string; estimated_microcredits: bigint; 
   return html`<span class="muted" title="Reserved; charged when the run completes">≤ ${formatMicrocredits(run.estimated_microcredits)}</span>`;
 }
 
+/** Workflow runs served (partly) from the node cache say so: all nodes cached, or how many of them. */
+export function cachedBadge(run: { node_count?: number | null; cached_count?: number | null }): Html | '' {
+  const cached = run.cached_count ?? 0;
+  if (cached === 0) return '';
+  const all = cached === run.node_count;
+  return html` <span class="badge cached-badge" data-cached="${all ? 'all' : 'some'}" title="${all ? 'Every node was served from the node cache' : `${cached} of ${run.node_count} nodes were served from the node cache`}">${all ? 'cached' : `${cached}/${run.node_count} cached`}</span>`;
+}
+
 export function runsPage(ctx: PageContext, d: { runs: any[]; nextCursor: string | null; firstPage: boolean; now?: Date }): Html {
   const rows = d.runs.map((r) => html`<tr data-run-id="${r.id}">
     <th scope="row"><a href="/runs/${r.id}"><code>${r.id}</code></a></th>
     <td>${r.kind === 'workflow' ? html`<span class="kind">Workflow</span> ${r.workflow_name ?? r.workflow_id}` : html`<span class="kind">Model</span> <code>${r.node_type}</code>`}</td>
-    <td>${statusBadge(r.status)}</td>
+    <td>${statusBadge(r.status)}${cachedBadge(r)}</td>
     <td class="num">${costCell(r)}</td>
     <td class="num">${formatDuration(r.started_at, r.finished_at, d.now)}</td>
     <td>${formatTime(r.created_at)}</td>

@@ -28,9 +28,9 @@ export function webhooksPage(ctx: PageContext, d: { secret?: string; deliveries:
     <td class="url">${x.url}</td>
     <td><span class="badge delivery-${x.status}">${x.status}</span></td>
     <td class="num">${x.attempts}</td>
-    <td>${x.lastStatusCode ?? ''}${x.lastError ? html` <span class="error-text">${x.lastError}</span>` : ''}</td>
+    <td class="answer">${x.lastStatusCode ?? ''}${x.lastError ? html` <span class="error-text">${x.lastError}</span>` : ''}</td>
     <td>${x.status === 'pending' ? formatTime(x.nextAttemptAt) : x.deliveredAt ? formatTime(x.deliveredAt) : '—'}</td>
-    <td><form method="post" action="/settings/webhooks/deliveries/${x.eventId}/replay">${csrfField(ctx)}<button type="submit" class="button small" aria-label="Replay ${x.eventType} of ${x.runId}">Replay</button></form></td>
+    <td class="actions"><form method="post" action="/settings/webhooks/deliveries/${x.eventId}/replay">${csrfField(ctx)}<button type="submit" class="button small" aria-label="Replay ${x.eventType} of ${x.runId}">Replay</button></form></td>
   </tr>`);
   const statuses = ['pending', 'delivered', 'failed'];
   return page(ctx, 'Webhooks', html`
@@ -46,9 +46,9 @@ ${secretSection(ctx, d.secret)}
     </select>
     <button type="submit" class="button small">Filter</button>
   </form>
-  ${d.deliveries.length === 0 ? html`<p class="empty">No deliveries${d.status ? html` with status ${d.status}` : ''} yet.</p>` : html`<div class="table-wrap"><table>
+  ${d.deliveries.length === 0 ? html`<p class="empty">No deliveries${d.status ? html` with status ${d.status}` : ''} yet.</p>` : html`<div class="table-wrap"><table class="deliveries">
     <caption class="visually-hidden">Webhook deliveries, newest first</caption>
-    <thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Run</th><th scope="col">URL</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Last answer</th><th scope="col">Next / delivered</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Run</th><th scope="col">URL</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Last answer</th><th scope="col">Next / delivered</th><th scope="col" class="actions"><span class="visually-hidden">Actions</span></th></tr></thead>
     <tbody>${rows}</tbody>
   </table></div>`}
   <nav class="pager" aria-label="Delivery pages">

@@ -18,6 +18,8 @@ interface SystemWorkflow {
   description: string;
   category: string;
   nodeTypes: string[];
+  /** The models' names, in nodeTypes' order. */
+  nodeNames?: string[];
 }
 
 function duplicateForm(ctx: PageContext, id: string, name: string): Html {
@@ -28,10 +30,11 @@ export function workflowsPage(ctx: PageContext, d: { own: OwnWorkflow[]; system:
   return page(ctx, 'Workflows', html`
 <section aria-labelledby="own-title">
   <h2 id="own-title">Your workflows</h2>
-  ${d.own.length === 0 ? html`<p class="empty">None yet. Duplicate a system workflow below, or build one through the API (<code>POST /v1/workflows</code>).</p>` : html`<div class="table-wrap"><table>
+  <p><a class="button" href="/workflows/new">New workflow</a></p>
+  ${d.own.length === 0 ? html`<p class="empty">None yet. Build one in the editor (New workflow), duplicate a system workflow below, or use the API (<code>POST /v1/workflows</code>).</p>` : html`<div class="table-wrap"><table>
     <caption class="visually-hidden">Your workflows</caption>
-    <thead><tr><th scope="col">Name</th><th scope="col" class="num">Nodes</th><th scope="col">Updated</th><th scope="col">Id</th></tr></thead>
-    <tbody>${d.own.map((w) => html`<tr><th scope="row"><a href="/workflows/${w.id}">${w.name}</a></th><td class="num">${w.nodeCount}</td><td>${formatTime(w.updatedAt)}</td><td><code>${w.id}</code></td></tr>`)}</tbody>
+    <thead><tr><th scope="col">Name</th><th scope="col" class="num">Nodes</th><th scope="col">Updated</th><th scope="col">Id</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <tbody>${d.own.map((w) => html`<tr><th scope="row"><a href="/workflows/${w.id}">${w.name}</a></th><td class="num">${w.nodeCount}</td><td>${formatTime(w.updatedAt)}</td><td><code>${w.id}</code></td><td><a class="button small" href="/workflows/${w.id}/edit" aria-label="Edit ${w.name}">Edit</a></td></tr>`)}</tbody>
   </table></div>`}
   <nav class="pager" aria-label="Workflow pages">
     ${d.firstPage ? '' : html`<a href="/workflows">First page</a>`}
@@ -44,8 +47,8 @@ export function workflowsPage(ctx: PageContext, d: { own: OwnWorkflow[]; system:
   <ul class="cards">${d.system.map((w) => html`<li class="card system-workflow" data-slug="${w.slug}">
     <h3><a href="/workflows/${w.slug}">${w.name}</a></h3>
     <p>${w.description}</p>
-    <p class="muted"><span class="badge">${w.category}</span> ${w.nodeTypes.map((t, i) => html`${i ? ', ' : ''}<code>${t}</code>`)}</p>
-    <div class="row-actions"><a class="button small" href="/workflows/${w.slug}">Open</a>${duplicateForm(ctx, w.id, w.name)}</div>
+    <p class="muted"><span class="badge">${w.category}</span> ${w.nodeTypes.map((t, i) => html`${i ? ', ' : ''}<span title="${t}">${w.nodeNames?.[i] ?? t}</span>`)}</p>
+    <div class="row-actions"><a class="button small" href="/workflows/${w.slug}">Open</a><a class="button small ghost" href="/workflows/${w.slug}/edit">View in editor</a>${duplicateForm(ctx, w.id, w.name)}</div>
   </li>`)}</ul>
 </section>`, { notice: d.notice });
 }
@@ -63,6 +66,7 @@ export function workflowPage(ctx: PageContext, d: {
   <p class="lede">${w.description || html`<span class="muted">No description.</span>`}</p>
   <div class="row-actions">
     ${w.isSystem ? html`<span class="badge">System · ${w.slug}</span>` : html`<span class="badge">Yours</span>`}
+    <a class="button small" href="/workflows/${w.slug ?? w.id}/edit">${w.isSystem ? 'View in editor' : 'Edit'}</a>
     ${duplicateForm(ctx, w.id, w.name)}
   </div>
 </div>

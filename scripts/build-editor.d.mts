@@ -1,0 +1,3 @@
+export const EDITOR_OUT: string;
+export function editorIsCurrent(): boolean;
+export function ensureEditorBuilt(opts?: { quiet?: boolean }): Promise<boolean>;

@@ -1,0 +1,137 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Services } from '../../services.js';
+import { AppError } from '../../errors.js';
+import { isMultiMode } from '../../catalog/catalog.js';
+import { search } from '../../catalog/search.js';
+import { estimateNodes, MAX_NODES, type EstimateNode } from '../../catalog/estimate.js';
+import { streamRunEvents } from '../../http/routes/runEvents.js';
+import { EdgeInputSchema, NodeInputSchema } from '../../http/schemas/workflows.js';
+import { REQUEST_FIELD_TYPES } from '../../workflows/record.js';
+import { workflowRunView } from '../../workflows/runView.js';
+import { actingPrincipal, pageContext, sendHtml, signedIn } from '../context.js';
+import { editorPage } from '../views/editor.js';
+
+const json = { web: 'json' as const };
+const Graph = {
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  description: Type.Optional(Type.String({ maxLength: 5000 })),
+  nodes: Type.Array(NodeInputSchema, { maxItems: MAX_NODES }),
+  edges: Type.Array(EdgeInputSchema, { maxItems: 1000 }),
+};
+const MEDIA_TYPES = /^(image|audio|video)\/[a-z0-9.+-]+$/;
+const MAX_UPLOAD = 25 * 1024 * 1024;
+
+/** The models the editor's palette and forms need: every live model, its modes' fields and outputs, and whether it can run here. */
+export function editorCatalog(services: Services) {
+  return services.catalog.models.filter((m) => !m.deprecated).map((model) => {
+    const a = services.catalog.availability(model);
+    return {
+      nodeType: model.nodeType,
+      name: model.name,
+      description: model.description,
+      category: model.category,
+      accent: model.accent,
+      provider: model.provider,
+      multiMode: isMultiMode(model),
+      available: a.available,
+      ...(a.available ? {} : { unavailableReason: a.reason ?? 'unavailable' }),
+      modes: model.modes.map((mode) => ({
+        subModelId: mode.subModelId,
+        label: mode.label,
+        category: mode.category,
+        description: mode.description ?? model.description,
+        fields: mode.fields,
+        outputs: mode.outputs,
+        available: services.catalog.availability(model, mode).available,
+      })),
+    };
+  });
+}
+
+/**
+ * The visual workflow editor: its pages (`/workflows/new`, `/workflows/{id}/edit`) and the same-origin JSON
+ * routes it talks to. Every route acts for the signed-in user's account through the services the /v1 API
+ * uses (the API itself stays key-only); mutations carry the session's CSRF token in X-CSRF-Token.
+ */
+export async function editorRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  const acct = (req: FastifyRequest) => actingPrincipal(signedIn(req).user).accountId;
+
+  app.get('/workflows/new', async (req, reply) => {
+    const ctx = await pageContext(services, req);
+    return sendHtml(reply, editorPage(ctx, { title: 'New workflow', config: { csrfToken: ctx.csrfToken, workflow: null, requestFieldTypes: REQUEST_FIELD_TYPES } }));
+  });
+
+  app.get('/workflows/:id/edit', async (req, reply) => {
+    const ctx = await pageContext(services, req);
+    const workflow = await services.workflows.get(actingPrincipal(ctx.user).accountId, (req.params as { id: string }).id);
+    return sendHtml(reply, editorPage(ctx, { title: workflow.isSystem ? `${workflow.name} (read-only)` : `Edit ${workflow.name}`, config: { csrfToken: ctx.csrfToken, workflow, requestFieldTypes: REQUEST_FIELD_TYPES } }));
+  });
+
+  app.get('/editor/catalog', { config: json }, async () => ({ models: editorCatalog(services) }));
+
+  // The palette's search box: exactly what GET /v1/models/search answers.
+  app.get('/editor/models/search', {
+    config: json,
+    schema: { querystring: Type.Object({ query: Type.Optional(Type.String({ maxLength: 200 })) }) },
+  }, async (req) => search(services.catalog, (req.query as { query?: string }).query));
+
+  // The figure of POST /v1/workflows/estimate-credits.
+  app.post('/editor/estimate', {
+    config: json,
+    schema: { body: Type.Object({ nodes: Type.Array(Type.Object({ type: Type.String({ maxLength: 100 }), subModelId: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])), data: Type.Optional(Type.Object({}, { additionalProperties: true })) })) }) },
+  }, async (req) => {
+    const estimates = estimateNodes(services.catalog, (req.body as { nodes: EstimateNode[] }).nodes);
+    return { totalMicrocredits: estimates.reduce((s, e) => s + e.microcredits, 0), estimates };
+  });
+
+  app.post('/editor/workflows', {
+    config: json,
+    schema: { body: Type.Object({ ...Graph, name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }) },
+  }, async (req, reply) => reply.code(201).send(await services.workflows.create(acct(req), req.body as never)));
+
+  app.put('/editor/workflows/:id', {
+    config: json,
+    schema: { body: Type.Object(Graph, { additionalProperties: false }) },
+  }, async (req) => services.workflows.replaceGraph(acct(req), (req.params as { id: string }).id, req.body as never));
+
+  app.post('/editor/workflows/:id/duplicate', { config: json }, async (req, reply) => {
+    const copy = await services.workflows.duplicate(acct(req), (req.params as { id: string }).id);
+    return reply.code(201).send({ id: copy.id });
+  });
+
+  app.post('/editor/workflows/:id/runs', {
+    config: json,
+    schema: { body: Type.Object({ values: Type.Optional(Type.Object({}, { additionalProperties: true })) }, { additionalProperties: false }) },
+  }, async (req, reply) => {
+    const { run } = await services.workflowRuns.create({ accountId: acct(req), workflowId: (req.params as { id: string }).id, values: (req.body as { values?: object }).values });
+    return reply.code(202).send({ runId: run.id, status: run.status, estimatedCredits: Number(run.estimated_microcredits) });
+  });
+
+  // The run as GET /v1/runs/{runId} shows it (node runs with outputs, cached flags and costs).
+  app.get('/editor/runs/:runId', { config: json }, async (req) => {
+    const { run, nodes } = await services.workflowRuns.get(acct(req), (req.params as { runId: string }).runId);
+    return workflowRunView(services.files, run, nodes, { details: true });
+  });
+
+  // The run's event stream, the one /v1/runs/{runId}/events serves, for the signed-in owner.
+  app.get('/editor/runs/:runId/events', { config: json }, async (req, reply) => {
+    const { runId } = req.params as { runId: string };
+    await services.workflowRuns.get(acct(req), runId);
+    await streamRunEvents(services, req, reply, runId);
+  });
+
+  // A media input uploaded from the form: stored as the account's file; the form gets its signed URL.
+  app.register(async (upload) => {
+    upload.addContentTypeParser(MEDIA_TYPES, { parseAs: 'buffer', bodyLimit: MAX_UPLOAD }, (_req, body, done) => done(null, body));
+    upload.post('/editor/files', { config: json, bodyLimit: MAX_UPLOAD }, async (req, reply) => {
+      const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (!MEDIA_TYPES.test(type) || !Buffer.isBuffer(req.body) || req.body.length === 0) {
+        throw new AppError('VALIDATION_ERROR', 'upload an image, audio or video file', { details: [{ path: 'body', message: 'must be an image, audio or video file' }] });
+      }
+      const name = typeof req.headers['x-file-name'] === 'string' ? req.headers['x-file-name'].replace(/[^\w.\- ]+/g, '_').slice(0, 200) : undefined;
+      const file = await services.files.save(services.db.pool, acct(req), { kind: 'file', data: req.body, contentType: type, filename: name }, null);
+      return reply.code(201).send({ url: (await services.files.view(file)).url });
+    });
+  });
+}
