@@ -1,21 +1,19 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Logger } from 'pino';
 import type { PoolClient } from 'pg';
-import { isConnectionError, retryOnConnectionLoss, type Db } from '../db/pool.js';
+import type { Db } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
 import { capture, release } from '../billing/ledger.js';
 import { recordEvent } from '../events/outbox.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { FileService } from '../files/service.js';
 import type { JobQueue } from '../queue/queue.js';
-import type { EngineRunner } from '../runs/engineRunner.js';
-import { renderOutput } from '../runs/view.js';
-import { EngineInputError } from '../engines/types.js';
-import { newId } from '../ids.js';
+import type { EngineRunner } from '../execution/engineRunner.js';
+import type { LeasedTaskRunner } from '../execution/leasedTask.js';
+import { renderOutput } from '../files/render.js';
 import type { Metrics } from '../ops/metrics.js';
 import { cacheKey, mapFileRefs, nodeInput } from './inputs.js';
 import type { Graph, GraphNode } from './types.js';
+import * as q from './queries.js';
 
 const TERMINAL_NODE = new Set(['COMPLETED', 'FAILED', 'SKIPPED', 'CANCELED']);
 const MAX_NODE_ATTEMPTS = 3;
@@ -27,9 +25,6 @@ const MAX_NODE_ATTEMPTS = 3;
  * standalone run and queues another `advance`. A process dying anywhere leaves rows the sweeper resumes.
  */
 export class WorkflowExecutor {
-  readonly id = newId('wex');
-  private readonly active = new Map<string, AbortController>();
-
   constructor(
     private readonly db: Db,
     private readonly catalog: Catalog,
@@ -37,17 +32,11 @@ export class WorkflowExecutor {
     private readonly files: FileService,
     private readonly queue: JobQueue,
     private readonly log: Logger,
-    private readonly opts: { leaseSeconds: number; tmpRoot: string; publicUrl: () => string; metrics?: Metrics },
+    private readonly tasks: LeasedTaskRunner,
+    /** The lease owner written on claimed nodes (one per worker process). */
+    private readonly workerId: string,
+    private readonly opts: { leaseSeconds: number; publicUrl: () => string; metrics?: Metrics },
   ) {}
-
-  /** Aborts a node this process is running (a cancel NOTIFY carries `runId:nodeId`). */
-  abort(key: string): void {
-    this.active.get(key)?.abort(new Error('canceled'));
-  }
-
-  abortAll(): void {
-    for (const ctl of this.active.values()) ctl.abort(new Error('worker shutting down'));
-  }
 
   private modeOf(node: GraphNode) {
     return this.catalog.resolveNode(node.type, node.subModelId, { requireSubModel: false }).mode;
@@ -186,101 +175,53 @@ export class WorkflowExecutor {
     return recordEvent(tx, { accountId: run.account_id, runId: run.id, workflowId: run.workflow_id, type, data, error: error ?? null, webhook: run.webhook });
   }
 
-  /** Runs one node on this worker: claim with a lease, heartbeat, engine, then settle and queue the next advance. */
+  /** Runs one node on this worker: claim with a lease, then the shared leased-task loop, then advance the run. */
   async executeNode(runId: string, nodeId: string): Promise<void> {
-    const claimed = (await this.db.query(
-      `UPDATE node_runs nr SET status = 'RUNNING', attempts = nr.attempts + 1, started_at = COALESCE(nr.started_at, now()),
-              lease_owner = $3, lease_expires_at = now() + make_interval(secs => $4)
-         FROM runs r
-        WHERE nr.run_id = $1 AND nr.node_id = $2 AND r.id = nr.run_id AND r.status = 'RUNNING'
-          AND (nr.status = 'QUEUED' OR (nr.status = 'RUNNING' AND nr.lease_expires_at < now()))
-        RETURNING nr.*, r.account_id, r.graph, r.timeout_seconds, r.cancel_after`,
-      [runId, nodeId, this.id, this.opts.leaseSeconds],
-    )).rows[0];
+    const claimed = (await this.db.query(q.CLAIM_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds])).rows[0];
     if (!claimed) return;
-    const key = `${runId}:${nodeId}`;
     if (claimed.attempts > MAX_NODE_ATTEMPTS) {
       if (await this.settleNode(claimed, 'FAILED', { error: `the node stopped its worker ${claimed.attempts - 1} times and was given up` })) await this.advanceAfterNode(runId);
       return;
     }
     const node: GraphNode = (claimed.graph as Graph).nodes.find((n) => n.id === nodeId)!;
     const mode = this.modeOf(node);
-    const ctl = new AbortController();
-    this.active.set(key, ctl);
-    const heartbeat = setInterval(() => {
-      this.db.query(`UPDATE node_runs SET lease_expires_at = now() + make_interval(secs => $4) WHERE run_id = $1 AND node_id = $2 AND status = 'RUNNING' AND lease_owner = $3 RETURNING node_id`,
-        [runId, nodeId, this.id, this.opts.leaseSeconds]).then((r) => { if (r.rowCount === 0) ctl.abort(new Error('lease lost')); }, () => {});
-    }, Math.max(250, (this.opts.leaseSeconds * 1000) / 3));
-    const deadline = Math.min(Date.now() + (mode.timeoutSeconds ?? 600) * 1000, claimed.cancel_after ? claimed.cancel_after.getTime() : Number.POSITIVE_INFINITY);
-    // At a Cancel-After deadline the whole run is canceled by the sweeper; the model's own time-out fails the node.
-    const byCancelAfter = claimed.cancel_after !== null && deadline === claimed.cancel_after.getTime();
-    const timer = setTimeout(() => ctl.abort(new Error(byCancelAfter ? 'canceled' : 'timeout')), Math.max(0, deadline - Date.now()));
-    const tmpDir = path.join(this.opts.tmpRoot, `${runId}-${nodeId}-${claimed.attempts}`);
-    fs.mkdirSync(tmpDir, { recursive: true });
-    let settled = false;
-    try {
-      // Set only when the engine succeeded (and was not aborted meanwhile); then its outputs are stored.
-      let outputs: Awaited<ReturnType<EngineRunner['run']>> | undefined;
-      try {
+    const settled = await this.tasks.run({
+      key: `${runId}:${nodeId}`,
+      logContext: { runId, nodeId },
+      scratchName: `${runId}-${nodeId}-${claimed.attempts}`,
+      timeoutAt: Date.now() + (mode.timeoutSeconds ?? 600) * 1000,
+      cancelAfter: claimed.cancel_after ? claimed.cancel_after.getTime() : null,
+      timeoutMessage: `timed out after ${mode.timeoutSeconds ?? 600} s`,
+      heartbeat: async () => (await this.db.query(q.HEARTBEAT_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds])).rowCount !== 0,
+      execute: (signal, deadline, tmpDir) => {
         const input = mapFileRefs(claimed.input, (id) => this.ownUrl(id)) as Record<string, unknown>;
         const validated = this.catalog.validateInput(mode, input, { path: 'input' });
-        const produced = await this.runner.run({
-          accountId: claimed.account_id, nodeType: node.type, subModelId: claimed.sub_model_id, input: validated, signal: ctl.signal, deadline, tmpDir,
+        return this.runner.run({
+          accountId: claimed.account_id, nodeType: node.type, subModelId: claimed.sub_model_id, input: validated, signal, deadline, tmpDir,
           logContext: { runId, nodeId },
-          onProgress: (f, message) => void this.db.query(`UPDATE node_runs SET logs = logs || $3::jsonb WHERE run_id = $1 AND node_id = $2 AND jsonb_array_length(logs) < 200`,
-            [runId, nodeId, JSON.stringify([{ at: new Date().toISOString(), progress: f, message: message ?? null }])]).catch(() => {}),
+          onProgress: (f, message) => void this.db.query(q.NODE_PROGRESS, [runId, nodeId, JSON.stringify([{ at: new Date().toISOString(), progress: f, message: message ?? null }])]).catch(() => {}),
         });
-        if (ctl.signal.aborted) throw ctl.signal.reason;
-        outputs = produced;
-      } catch (err) {
-        const reason = ctl.signal.aborted ? (ctl.signal.reason as Error)?.message : undefined;
-        if (reason === 'canceled' || reason === 'lease lost') return;
-        if (reason === 'worker shutting down') return await this.handBack(runId, nodeId);
-        const message = reason === 'timeout' ? `timed out after ${mode.timeoutSeconds ?? 600} s` : err instanceof Error ? err.message : String(err);
-        if (!(err instanceof EngineInputError)) this.log.warn({ runId, nodeId, err }, 'workflow node failed');
-        settled = await retryOnConnectionLoss(() => this.settleNode(claimed, 'FAILED', { error: message.slice(0, 2000) }));
-      }
-      // A lost connection while storing must not fail a node whose engine succeeded; the settle is guarded.
-      if (outputs !== undefined) {
-        try {
-          const row = await retryOnConnectionLoss(() => this.db.tx(async (tx) => {
-            const stored = await this.runner.store(tx, claimed.account_id, runId, outputs!);
-            return this.settleNodeIn(tx, claimed, 'COMPLETED', { output: stored });
-          }));
-          this.observe(row);
-          settled = row !== undefined;
-        } catch (err) {
-          if (isConnectionError(err)) throw err;
-          // The outputs could not be stored: the node fails with the reason.
-          this.log.warn({ runId, nodeId, err }, 'storing the node outputs failed');
-          settled = await retryOnConnectionLoss(() => this.settleNode(claimed, 'FAILED', { error: (err instanceof Error ? err.message : String(err)).slice(0, 2000) }));
-        }
-      }
-    } finally {
-      clearInterval(heartbeat);
-      clearTimeout(timer);
-      this.active.delete(key);
-      fs.rm(tmpDir, { recursive: true, force: true }, () => {});
-    }
+      },
+      settleSuccess: async (outputs) => {
+        const row = await this.db.tx(async (tx) => {
+          const stored = await this.runner.store(tx, claimed.account_id, runId, outputs);
+          return this.settleNodeIn(tx, claimed, 'COMPLETED', { output: stored });
+        });
+        this.observe(row);
+        return row !== undefined;
+      },
+      settleFailure: (error, errorCode) => this.settleNode(claimed, 'FAILED', { error, errorCode }),
+      handBack: () => this.handBack(runId, nodeId),
+    });
     if (settled) await this.advanceAfterNode(runId);
   }
 
   /** Gives a node this worker holds back to the queue on shutdown (not a crash: the attempt does not count). */
   private async handBack(runId: string, nodeId: string): Promise<void> {
-    await retryOnConnectionLoss(() => this.db.tx(async (tx) => {
-      const r = await tx.query(`UPDATE node_runs SET lease_owner = NULL, lease_expires_at = now() - interval '1 second', attempts = greatest(attempts - 1, 0)
-        WHERE run_id = $1 AND node_id = $2 AND lease_owner = $3 AND status = 'RUNNING' RETURNING node_id`, [runId, nodeId, this.id]);
+    await this.db.tx(async (tx) => {
+      const r = await tx.query(q.HAND_BACK_NODE, [runId, nodeId, this.workerId]);
       if (r.rowCount) await this.queue.enqueueRun(tx, { runId, kind: 'workflow', nodeId }, 120);
-    }));
-    this.log.info({ runId, nodeId }, 'workflow node handed back to the queue');
-  }
-
-  /** Nodes still running here after a stop's abort (engines that ignored it): hand them back all the same. */
-  async handBackAll(): Promise<void> {
-    for (const key of this.active.keys()) {
-      const [runId, nodeId] = key.split(':') as [string, string];
-      await this.handBack(runId, nodeId).catch(() => {});
-    }
+    });
   }
 
   /**
@@ -294,7 +235,7 @@ export class WorkflowExecutor {
   }
 
   /** True if this call ended the node. */
-  private async settleNode(claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string }): Promise<boolean> {
+  private async settleNode(claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string; errorCode?: string | null }): Promise<boolean> {
     const row = await this.db.tx((tx) => this.settleNodeIn(tx, claimed, status, x));
     this.observe(row);
     return row !== undefined;
@@ -306,16 +247,12 @@ export class WorkflowExecutor {
   }
 
   /** Ends a node this worker ran, exactly once (guarded by state and lease). Returns the settled row, if it was ours; the caller then advances the run. */
-  private async settleNodeIn(tx: PoolClient, claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string }): Promise<any | undefined> {
+  private async settleNodeIn(tx: PoolClient, claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string; errorCode?: string | null }): Promise<any | undefined> {
     // Locks in the same order as advance and cancel (the run, then its nodes), so they cannot deadlock.
     const run = (await tx.query(`SELECT * FROM runs WHERE id = $1 FOR UPDATE`, [claimed.run_id])).rows[0];
     const before = (await tx.query(`SELECT reserved_microcredits FROM node_runs WHERE run_id = $1 AND node_id = $2 FOR UPDATE`, [claimed.run_id, claimed.node_id])).rows[0];
-    const r = await tx.query(
-      `UPDATE node_runs SET status = $3, output = $4, error = $5, finished_at = now(), lease_owner = NULL,
-              charged_microcredits = CASE WHEN $3 = 'COMPLETED' THEN reserved_microcredits ELSE 0 END, reserved_microcredits = 0
-        WHERE run_id = $1 AND node_id = $2 AND status = 'RUNNING' AND lease_owner = $6 RETURNING *`,
-      [claimed.run_id, claimed.node_id, status, x.output === undefined ? null : JSON.stringify(x.output), x.error ?? null, this.id],
-    );
+    const r = await tx.query(q.SETTLE_NODE,
+      [claimed.run_id, claimed.node_id, status, x.output === undefined ? null : JSON.stringify(x.output), x.error ?? null, this.workerId, x.errorCode ?? null]);
     if (!r.rows[0]) return undefined; // canceled meanwhile, or another worker took over
     const held: bigint = before.reserved_microcredits;
     if (status === 'COMPLETED') {

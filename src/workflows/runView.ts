@@ -1,5 +1,5 @@
 import type { FileService } from '../files/service.js';
-import { renderOutput } from '../runs/view.js';
+import { renderOutput } from '../files/render.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -22,6 +22,7 @@ export async function workflowRunView(files: FileService, run: any, nodes: any[]
       ...(opts.details ? { input: inp, output: out.output } : {}),
       logs: n.logs,
       error: n.error,
+      errorCode: n.error_code ?? null,
       startedAt: iso(n.started_at),
       finishedAt: iso(n.finished_at),
       estimatedCredits: Number(n.estimated_microcredits),

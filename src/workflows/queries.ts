@@ -1,0 +1,23 @@
+/** SQL of workflow node execution (executor.ts). */
+
+/** Takes a node for execution: a queued one, or a running one whose worker's lease lapsed. */
+export const CLAIM_NODE = `UPDATE node_runs nr SET status = 'RUNNING', attempts = nr.attempts + 1, started_at = COALESCE(nr.started_at, now()),
+        lease_owner = $3, lease_expires_at = now() + make_interval(secs => $4)
+   FROM runs r
+  WHERE nr.run_id = $1 AND nr.node_id = $2 AND r.id = nr.run_id AND r.status = 'RUNNING'
+    AND (nr.status = 'QUEUED' OR (nr.status = 'RUNNING' AND nr.lease_expires_at < now()))
+  RETURNING nr.*, r.account_id, r.graph, r.timeout_seconds, r.cancel_after`;
+
+export const HEARTBEAT_NODE = `UPDATE node_runs SET lease_expires_at = now() + make_interval(secs => $4)
+  WHERE run_id = $1 AND node_id = $2 AND status = 'RUNNING' AND lease_owner = $3 RETURNING node_id`;
+
+export const NODE_PROGRESS = `UPDATE node_runs SET logs = logs || $3::jsonb WHERE run_id = $1 AND node_id = $2 AND jsonb_array_length(logs) < 200`;
+
+/** A stopping worker gives a node back: lease released at once, and the attempt not counted. */
+export const HAND_BACK_NODE = `UPDATE node_runs SET lease_owner = NULL, lease_expires_at = now() - interval '1 second', attempts = greatest(attempts - 1, 0)
+  WHERE run_id = $1 AND node_id = $2 AND lease_owner = $3 AND status = 'RUNNING' RETURNING node_id`;
+
+/** Ends a node exactly once: only from RUNNING, only by its lease holder. */
+export const SETTLE_NODE = `UPDATE node_runs SET status = $3, output = $4, error = $5, error_code = $7, finished_at = now(), lease_owner = NULL,
+        charged_microcredits = CASE WHEN $3 = 'COMPLETED' THEN reserved_microcredits ELSE 0 END, reserved_microcredits = 0
+  WHERE run_id = $1 AND node_id = $2 AND status = 'RUNNING' AND lease_owner = $6 RETURNING *`;
