@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { parseSchedule } from './events/retrySchedule.js';
+import { executionLimitsFromEnv, type ExecutionLimits } from './execution/limits.js';
 
 /** Every setting the service reads from its environment, parsed once and typed. */
 export interface Config {
@@ -41,6 +42,10 @@ export interface Config {
   shutdownGraceMs: number;
   /** Connections of a `serve` process's main pool (pg-boss adds 4 and LISTEN 1). */
   dbPoolSize: number;
+  /** Limits of engine child processes (src/execution/limits.ts). */
+  engineLimits: ExecutionLimits;
+  /** Test-only engines and models (ATELIER_TEST_ENGINES_MODULE); never set in production. */
+  testEnginesModule: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -90,5 +95,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: intFrom(env, 'ATELIER_SHUTDOWN_GRACE_MS', 20_000, 0, 3_600_000),
     dbPoolSize: intFrom(env, 'ATELIER_DB_POOL_SIZE', 20, 2, 500),
     modelsDir: path.resolve(env.MODELS_DIR || path.join(env.DATA_DIR || './data', 'models')),
+    engineLimits: (() => {
+      try {
+        return executionLimitsFromEnv(env);
+      } catch (err) {
+        throw new ConfigError((err as Error).message);
+      }
+    })(),
+    testEnginesModule: env.ATELIER_TEST_ENGINES_MODULE || undefined,
   };
 }

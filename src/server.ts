@@ -9,7 +9,6 @@ import { SubscriptionScheduler } from './billing/scheduler.js';
 import { NodeRunExecutor } from './runs/execution.js';
 import { EngineRunner } from './execution/engineRunner.js';
 import { EnginePools } from './execution/pools.js';
-import { executionLimitsFromEnv } from './execution/limits.js';
 import { LeasedTaskRunner } from './execution/leasedTask.js';
 import { JobDispatcher, settledWithin } from './execution/dispatcher.js';
 import { WorkflowExecutor } from './workflows/executor.js';
@@ -68,8 +67,8 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
   let enginePools: EnginePools | undefined;
   if (working) {
     // Engines run in supervised child processes (src/execution/), never in this process.
-    const limits = executionLimitsFromEnv();
-    enginePools = new EnginePools(limits, { modelsDir: config.modelsDir, allowPrivateUrls: config.allowPrivateUrls, testEnginesModule: process.env.ATELIER_TEST_ENGINES_MODULE || undefined });
+    const limits = config.engineLimits;
+    enginePools = new EnginePools(limits, { modelsDir: config.modelsDir, allowPrivateUrls: config.allowPrivateUrls, testEnginesModule: config.testEnginesModule });
     void enginePools.warm('text');
     const runner = new EngineRunner(services.catalog, services.engines, services.files, log,
       (accountId, signal) => createMediaFetcher({

@@ -2,6 +2,8 @@ import type { Config } from '../config.js';
 import { EngineRegistry } from '../engines/registry.js';
 import { allEngines } from '../engines/all.js';
 import { Catalog } from './catalog.js';
+import type { Engine } from '../engines/types.js';
+import type { ModelDef } from './types.js';
 import path from 'node:path';
 import { builtinModels } from './models/index.js';
 import { loadOperatorModels } from './operatorModels.js';
@@ -9,9 +11,13 @@ import { REMOTE_ENGINE_IDS } from '../engines/remote/index.js';
 
 /** Builds this process's engine registry (availability checked once) and the catalog over it. */
 export async function loadCatalog(config: Config, env: NodeJS.ProcessEnv = process.env): Promise<{ catalog: Catalog; engines: EngineRegistry }> {
-  const engines = new EngineRegistry(allEngines(config, env));
+  // Test-only engines and their models (ATELIER_TEST_ENGINES_MODULE, set by the test helpers only).
+  const test = config.testEnginesModule
+    ? ((await import(config.testEnginesModule)) as { engines: Engine[]; models: ModelDef[] })
+    : { engines: [], models: [] };
+  const engines = new EngineRegistry([...allEngines(config, env), ...test.engines]);
   await engines.init();
-  const builtin = builtinModels({ ...env, DATA_DIR: config.dataDir, MODELS_DIR: config.modelsDir });
+  const builtin = [...builtinModels({ ...env, DATA_DIR: config.dataDir, MODELS_DIR: config.modelsDir }), ...test.models];
   // Operator-defined models (atelier.models.json) bind remote adapters without code; a bad file stops start-up with its problems listed.
   const operator = await loadOperatorModels(env.ATELIER_MODELS_FILE ?? path.join(config.dataDir, 'atelier.models.json'), {
     existingNodeTypes: builtin.map((m) => m.nodeType),
