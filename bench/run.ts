@@ -16,6 +16,7 @@ import { chainWorkflow } from './scenarios/chainWorkflow.js';
 import { webhooks } from './scenarios/webhooks.js';
 import { fuzz } from './scenarios/fuzz.js';
 import { soak } from './scenarios/soak.js';
+import { hostileNeighbour } from './scenarios/hostileNeighbour.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.indexOf(`--${name}`);
@@ -41,6 +42,7 @@ const scenarios: Array<[string, string, () => Promise<Row[]>]> = [
   ['d', 'webhook deliveries/s and event→first-attempt latency', () => webhooks(pg, { backlog: 3000, pacedRuns: 100 })],
   ['e', `fuzzing, ${fuzzCases} cases`, () => fuzz(pg, { cases: fuzzCases, seed: fuzzSeed })],
   ['f', `soak, ${soakMinutes} minutes of mixed load`, () => soak(pg, { minutes: soakMinutes, concurrency: 8 })],
+  ['g', 'hostile neighbour: /healthz and GET /v1/models p99 while hostile and heavy runs execute', () => hostileNeighbour(pg, { seconds })],
 ];
 try {
   for (const [id, title, run] of scenarios) {

@@ -78,6 +78,12 @@ process.on('SIGTERM', () => {
   setTimeout(() => process.exit(143), 200);
 });
 
+// The service process died (kill -9 included): stop the engine and leave, rather than run on unowned.
+process.on('disconnect', () => {
+  current?.abort(new Error('canceled'));
+  setTimeout(() => process.exit(1), current ? 200 : 0);
+});
+
 function rebuildError(e: SerializedError): Error {
   const err = new Error(e.message);
   err.name = e.name;

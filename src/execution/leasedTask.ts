@@ -93,7 +93,7 @@ export class LeasedTaskRunner {
         if (reason === ABORT.canceled || reason === ABORT.leaseLost) return false;
         if (reason === ABORT.shuttingDown) {
           await retryOnConnectionLoss(() => task.handBack());
-          this.log.info(task.logContext, 'task handed back to the queue');
+          this.log.info(task.logContext, `${'nodeId' in task.logContext ? 'workflow node' : 'run'} handed back to the queue`);
           return false;
         }
         const failure = reason === ABORT.timeout ? new RunFailure('ENGINE_TIMEOUT', task.timeoutMessage) : err;
