@@ -14,8 +14,9 @@ import type { Metrics } from '../ops/metrics.js';
 import { cacheKey, mapFileRefs, nodeInput } from './inputs.js';
 import type { Graph, GraphNode } from './types.js';
 import * as q from './queries.js';
+import { allEnded, nextStep } from './readySet.js';
+import { cachedOutput, fileShas, storeCachedOutput } from './nodeCache.js';
 
-const TERMINAL_NODE = new Set(['COMPLETED', 'FAILED', 'SKIPPED', 'CANCELED']);
 const MAX_NODE_ATTEMPTS = 3;
 
 /**
@@ -55,22 +56,21 @@ export class WorkflowExecutor {
       const rows = new Map<string, any>((await tx.query(`SELECT * FROM node_runs WHERE run_id = $1 FOR UPDATE`, [runId])).rows.map((r) => [r.node_id, r]));
       const outputs = new Map<string, Record<string, unknown>>();
       for (const [id, r] of rows) if (r.status === 'COMPLETED') outputs.set(id, r.output ?? {});
-      const predecessors = (id: string) => [...new Set(graph.edges.filter((e) => e.target === id).map((e) => e.source))].filter((s) => rows.has(s));
+      const statuses = new Map<string, string>([...rows].map(([id, r]) => [id, r.status]));
 
       // Repeat until nothing changes: cache hits and skips can make further nodes ready at once.
       for (let changed = true; changed;) {
         changed = false;
         for (const node of modelNodes) {
           const nr = rows.get(node.id);
-          if (!nr || nr.status !== 'PENDING') continue;
-          const preds = predecessors(node.id).map((p) => rows.get(p)!);
-          if (preds.some((p) => ['FAILED', 'SKIPPED', 'CANCELED'].includes(p.status))) {
+          const step = nextStep(graph, statuses, node.id);
+          if (!nr || step === 'none' || step === 'wait') continue;
+          changed = true;
+          if (step === 'skip') {
             await this.endNode(tx, run, nr, 'SKIPPED', { error: 'an upstream node did not complete' });
-            changed = true;
+            statuses.set(node.id, nr.status);
             continue;
           }
-          if (!preds.every((p) => p.status === 'COMPLETED')) continue;
-          changed = true;
           const mode = this.modeOf(node);
           const withRefs = nodeInput(graph, node, mode, run.input ?? {}, outputs);
           let input: Record<string, unknown>;
@@ -79,46 +79,32 @@ export class WorkflowExecutor {
             input = this.catalog.validateInput(mode, mapFileRefs(withRefs, (id) => this.ownUrl(id)), { path: `nodes.${node.id}.input` });
           } catch (err) {
             await this.endNode(tx, run, nr, 'FAILED', { error: (err as Error).message, input: withRefs });
+            statuses.set(node.id, nr.status);
             continue;
           }
-          const shas = await this.fileShas(tx, withRefs);
+          const shas = await fileShas(tx, withRefs);
           const key = cacheKey(node.type, nr.sub_model_id, { ...input, ...withRefs }, (id) => shas.get(id) ?? id);
-          const hit = (await tx.query(`SELECT output FROM node_cache WHERE account_id = $1 AND cache_key = $2`, [run.account_id, key])).rows[0];
-          if (hit && (await this.filesAlive(tx, hit.output))) {
-            await this.endNode(tx, run, nr, 'COMPLETED', { output: hit.output, cached: true, input: withRefs, cacheKey: key });
-            outputs.set(node.id, hit.output);
+          const hit = await cachedOutput(tx, run.account_id, key);
+          if (hit) {
+            await this.endNode(tx, run, nr, 'COMPLETED', { output: hit, cached: true, input: withRefs, cacheKey: key });
+            statuses.set(node.id, nr.status);
+            outputs.set(node.id, hit);
             continue;
           }
-          await tx.query(`UPDATE node_runs SET status = 'QUEUED', input = $3, cache_key = $4 WHERE run_id = $1 AND node_id = $2`, [runId, node.id, withRefs, key]);
+          await tx.query(q.QUEUE_NODE, [runId, node.id, withRefs, key]);
           nr.status = 'QUEUED';
+          statuses.set(node.id, nr.status);
           await this.queue.enqueueRun(tx, { runId, kind: 'workflow', nodeId: node.id }, 120 + (mode.timeoutSeconds ?? 600));
         }
       }
 
-      if (![...rows.values()].every((r) => TERMINAL_NODE.has(r.status))) return;
+      if (!allEnded(statuses.values())) return;
       await this.finishRun(tx, run, graph, rows, outputs);
     });
   }
 
   private ownUrl(fileId: string): string {
     return `${this.opts.publicUrl()}/v1/files/${fileId}`;
-  }
-
-  private async fileShas(tx: PoolClient, value: unknown): Promise<Map<string, string>> {
-    const ids: string[] = [];
-    mapFileRefs(value, (id) => ids.push(id));
-    if (ids.length === 0) return new Map();
-    const r = await tx.query(`SELECT id, sha256 FROM files WHERE id = ANY($1)`, [ids]);
-    return new Map(r.rows.map((x) => [x.id, x.sha256]));
-  }
-
-  /** A cache entry is usable only while every file it refers to is still stored (retention may remove them). */
-  private async filesAlive(tx: PoolClient, output: unknown): Promise<boolean> {
-    const ids: string[] = [];
-    mapFileRefs(output, (id) => ids.push(id));
-    if (ids.length === 0) return true;
-    const r = await tx.query(`SELECT count(*)::int AS n FROM files WHERE id = ANY($1) AND (expires_at IS NULL OR expires_at > now())`, [ids]);
-    return r.rows[0].n === new Set(ids).size;
   }
 
   /** Ends a node that never ran on a worker here (skip, cache hit, bad input), settling its share of the hold. */
@@ -257,11 +243,7 @@ export class WorkflowExecutor {
     const held: bigint = before.reserved_microcredits;
     if (status === 'COMPLETED') {
       await capture(tx, run.account_id, held, run.id);
-      await tx.query(
-        `INSERT INTO node_cache (account_id, cache_key, node_type, output, workflow_id, source_run_id) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (account_id, cache_key) DO UPDATE SET output = EXCLUDED.output, workflow_id = EXCLUDED.workflow_id, source_run_id = EXCLUDED.source_run_id, created_at = now()`,
-        [run.account_id, claimed.cache_key, claimed.node_type, JSON.stringify(x.output), run.workflow_id, run.id],
-      );
+      await storeCachedOutput(tx, { accountId: run.account_id, key: claimed.cache_key, nodeType: claimed.node_type, output: x.output, workflowId: run.workflow_id, runId: run.id });
       await this.event(tx, run, 'node.completed', { nodeId: claimed.node_id, nodeType: claimed.node_type, status: 'COMPLETED', cached: false, output: (await renderOutput(this.files, x.output as never, tx)).output });
     } else {
       await release(tx, run.account_id, held, run.id, `node ${claimed.node_id} failed`);

@@ -21,3 +21,10 @@ export const HAND_BACK_NODE = `UPDATE node_runs SET lease_owner = NULL, lease_ex
 export const SETTLE_NODE = `UPDATE node_runs SET status = $3, output = $4, error = $5, error_code = $7, finished_at = now(), lease_owner = NULL,
         charged_microcredits = CASE WHEN $3 = 'COMPLETED' THEN reserved_microcredits ELSE 0 END, reserved_microcredits = 0
   WHERE run_id = $1 AND node_id = $2 AND status = 'RUNNING' AND lease_owner = $6 RETURNING *`;
+
+export const FILE_SHAS = `SELECT id, sha256 FROM files WHERE id = ANY($1)`;
+export const LIVE_FILES = `SELECT count(*)::int AS n FROM files WHERE id = ANY($1) AND (expires_at IS NULL OR expires_at > now())`;
+export const CACHE_LOOKUP = `SELECT output FROM node_cache WHERE account_id = $1 AND cache_key = $2`;
+export const CACHE_STORE = `INSERT INTO node_cache (account_id, cache_key, node_type, output, workflow_id, source_run_id) VALUES ($1, $2, $3, $4, $5, $6)
+  ON CONFLICT (account_id, cache_key) DO UPDATE SET output = EXCLUDED.output, workflow_id = EXCLUDED.workflow_id, source_run_id = EXCLUDED.source_run_id, created_at = now()`;
+export const QUEUE_NODE = `UPDATE node_runs SET status = 'QUEUED', input = $3, cache_key = $4 WHERE run_id = $1 AND node_id = $2`;
