@@ -83,7 +83,7 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
     const nodeRunExecutor = new NodeRunExecutor(database.db, runner, services.files, services.queue, tasks, workerId, { leaseSeconds: config.runLeaseSeconds, metrics });
     const dispatcher = new JobDispatcher(database.db, services.queue, services.notifier, tasks, {
       executeRun: (runId) => nodeRunExecutor.execute(runId),
-      advanceWorkflow: (runId) => executor.advance(runId),
+      advanceWorkflow: (runId) => executor.advanceAndRun(runId),
       executeNode: (runId, nodeId) => executor.executeNode(runId, nodeId),
     }, log, { concurrency: config.workerConcurrency });
     await dispatcher.start();

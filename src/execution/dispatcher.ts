@@ -8,7 +8,7 @@ import { ABORT, type LeasedTaskRunner } from './leasedTask.js';
 export interface JobHandlers {
   /** A standalone run. */
   executeRun(runId: string): Promise<void>;
-  /** A workflow's advance step. */
+  /** A workflow's advance step (which may run the first ready node at once). */
   advanceWorkflow(runId: string): Promise<void>;
   /** One workflow node. */
   executeNode(runId: string, nodeId: string): Promise<void>;
@@ -81,6 +81,7 @@ export class JobDispatcher {
    */
   async stop(graceMs = 0): Promise<void> {
     this.stopping = true;
+    this.tasks.accepting = false;
     await this.queue.stopWorking();
     if (!(await settledWithin([...this.inFlight], graceMs))) {
       this.tasks.abortAll(ABORT.shuttingDown);

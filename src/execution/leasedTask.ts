@@ -46,6 +46,8 @@ export interface LeasedTask {
  */
 export class LeasedTaskRunner {
   private readonly active = new Map<string, { ctl: AbortController; task: LeasedTask }>();
+  /** False once this worker stops: work found ready after a task (a workflow's next node) is left to the queue. */
+  accepting = true;
 
   constructor(private readonly log: Logger, private readonly opts: { leaseSeconds: number; tmpRoot: string }) {
     fs.mkdirSync(opts.tmpRoot, { recursive: true });

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { PoolClient } from 'pg';
-import type { Db } from '../db/pool.js';
+import { isConnectionError, type Db } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
 import { capture, release } from '../billing/ledger.js';
 import { recordEvent } from '../events/outbox.js';
@@ -43,10 +43,26 @@ export class WorkflowExecutor {
     return this.catalog.resolveNode(node.type, node.subModelId, { requireSubModel: false }).mode;
   }
 
-  async advance(runId: string): Promise<void> {
-    await this.db.tx(async (tx) => {
+  /** A workflow job: advances the run, then runs the first node that became ready right here (no queue hop). */
+  async advanceAndRun(runId: string): Promise<void> {
+    const queued = await this.advance(runId);
+    if (queued[0] && this.tasks.accepting) await this.executeNode(runId, queued[0]);
+  }
+
+  /** Advances a run in its own transaction; returns the nodes it queued. */
+  advance(runId: string): Promise<string[]> {
+    return this.db.tx((tx) => this.advanceIn(tx, runId));
+  }
+
+  /**
+   * Finds nodes whose inputs are ready and serves them from the cache or queues them (their jobs are sent
+   * in this transaction); finishes the run when every node ended. Returns the node ids it queued.
+   */
+  private async advanceIn(tx: PoolClient, runId: string): Promise<string[]> {
+    const queued: string[] = [];
+    {
       const run = (await tx.query(`SELECT * FROM runs WHERE id = $1 AND kind = 'workflow' FOR UPDATE`, [runId])).rows[0];
-      if (!run || !['QUEUED', 'RUNNING'].includes(run.status)) return;
+      if (!run || !['QUEUED', 'RUNNING'].includes(run.status)) return queued;
       const graph: Graph = run.graph;
       const modelNodes = graph.nodes.filter((n) => n.type !== 'request' && n.type !== 'response');
       if (run.status === 'QUEUED') {
@@ -95,12 +111,33 @@ export class WorkflowExecutor {
           nr.status = 'QUEUED';
           statuses.set(node.id, nr.status);
           await this.queue.enqueueRun(tx, { runId, kind: 'workflow', nodeId: node.id }, 120 + (mode.timeoutSeconds ?? 600));
+          queued.push(node.id);
         }
       }
 
-      if (!allEnded(statuses.values())) return;
+      if (!allEnded(statuses.values())) return queued;
       await this.finishRun(tx, run, graph, rows, outputs);
-    });
+      return queued;
+    }
+  }
+
+  /**
+   * Advances inside a node's settle transaction (one transaction per node: settle, store, mark dependents
+   * ready and enqueue them). A failure of the advance itself is rolled back to a savepoint so the settle
+   * stands; the settle's stamp lets the sweeper re-queue the advance (runs/queries.ts STALLED_WORKFLOWS).
+   */
+  private async advanceWithin(tx: PoolClient, runId: string): Promise<string[]> {
+    await tx.query('SAVEPOINT advance');
+    try {
+      const queued = await this.advanceIn(tx, runId);
+      await tx.query('RELEASE SAVEPOINT advance');
+      return queued;
+    } catch (err) {
+      if (isConnectionError(err)) throw err;
+      await tx.query('ROLLBACK TO SAVEPOINT advance');
+      this.log.warn({ runId, err }, 'advancing after a node failed; the sweeper will retry');
+      return [];
+    }
   }
 
   private ownUrl(fileId: string): string {
@@ -161,13 +198,27 @@ export class WorkflowExecutor {
     return recordEvent(tx, { accountId: run.account_id, runId: run.id, workflowId: run.workflow_id, type, data, error: error ?? null, webhook: run.webhook });
   }
 
-  /** Runs one node on this worker: claim with a lease, then the shared leased-task loop, then advance the run. */
+  /**
+   * Runs a node on this worker, then — while this worker takes work — the first node its settle made
+   * ready, at once: a chain runs node after node on one worker without a queue hop between them. The
+   * successor's job is in the queue as well; whichever worker claims it first runs it, the other finds it
+   * taken.
+   */
   async executeNode(runId: string, nodeId: string): Promise<void> {
+    for (let next: string | undefined = nodeId; next;) {
+      const queued = await this.runNode(runId, next);
+      next = this.tasks.accepting ? queued[0] : undefined;
+    }
+  }
+
+  /** One node: claim with a lease, the shared leased-task loop, and a settle that advances the run in the same transaction. Returns the nodes it queued. */
+  private async runNode(runId: string, nodeId: string): Promise<string[]> {
     const claimed = (await this.db.query(q.CLAIM_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds])).rows[0];
-    if (!claimed) return;
+    if (!claimed) return [];
+    let queued: string[] = [];
     if (claimed.attempts > MAX_NODE_ATTEMPTS) {
-      if (await this.settleNode(claimed, 'FAILED', { error: `the node stopped its worker ${claimed.attempts - 1} times and was given up` })) await this.advanceAfterNode(runId);
-      return;
+      await this.settleNode(claimed, 'FAILED', { error: `the node stopped its worker ${claimed.attempts - 1} times and was given up` }, (next) => { queued = next; });
+      return queued;
     }
     const node: GraphNode = (claimed.graph as Graph).nodes.find((n) => n.id === nodeId)!;
     const mode = this.modeOf(node);
@@ -191,15 +242,17 @@ export class WorkflowExecutor {
       settleSuccess: async (outputs) => {
         const row = await this.db.tx(async (tx) => {
           const stored = await this.runner.store(tx, claimed.account_id, runId, outputs);
-          return this.settleNodeIn(tx, claimed, 'COMPLETED', { output: stored });
+          const settled = await this.settleNodeIn(tx, claimed, 'COMPLETED', { output: stored });
+          queued = settled ? await this.advanceWithin(tx, runId) : [];
+          return settled;
         });
         this.observe(row);
         return row !== undefined;
       },
-      settleFailure: (error, errorCode) => this.settleNode(claimed, 'FAILED', { error, errorCode }),
+      settleFailure: (error, errorCode) => this.settleNode(claimed, 'FAILED', { error, errorCode }, (next) => { queued = next; }),
       handBack: () => this.handBack(runId, nodeId),
     });
-    if (settled) await this.advanceAfterNode(runId);
+    return settled ? queued : [];
   }
 
   /** Gives a node this worker holds back to the queue on shutdown (not a crash: the attempt does not count). */
@@ -210,19 +263,13 @@ export class WorkflowExecutor {
     });
   }
 
-  /**
-   * The worker that settled a node advances its run itself, at once, instead of queueing an advance job
-   * for whichever worker polls next: in a chain every node waited for that extra queue hop. If this process
-   * dies between the settle's commit and here, the sweeper finds the run with nothing queued or running
-   * and queues the advance (runs/queries.ts STALLED_WORKFLOWS); advancing twice is harmless.
-   */
-  private async advanceAfterNode(runId: string): Promise<void> {
-    await this.advance(runId).catch((err) => this.log.warn({ runId, err }, 'advancing after a node failed; the sweeper will retry'));
-  }
-
-  /** True if this call ended the node. */
-  private async settleNode(claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string; errorCode?: string | null }): Promise<boolean> {
-    const row = await this.db.tx((tx) => this.settleNodeIn(tx, claimed, status, x));
+  /** True if this call ended the node; the run is advanced in the same transaction and `onQueued` told what that queued. */
+  private async settleNode(claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string; errorCode?: string | null }, onQueued: (queued: string[]) => void): Promise<boolean> {
+    const row = await this.db.tx(async (tx) => {
+      const settled = await this.settleNodeIn(tx, claimed, status, x);
+      onQueued(settled ? await this.advanceWithin(tx, claimed.run_id) : []);
+      return settled;
+    });
     this.observe(row);
     return row !== undefined;
   }
@@ -249,7 +296,7 @@ export class WorkflowExecutor {
       await release(tx, run.account_id, held, run.id, `node ${claimed.node_id} failed`);
       await this.event(tx, run, 'node.failed', { nodeId: claimed.node_id, nodeType: claimed.node_type, status: 'FAILED' }, x.error);
     }
-    // The caller advances the run after commit (advanceAfterNode); the stamp tells the sweeper it is in hand.
+    // The caller advances the run in this transaction (advanceWithin); the stamp tells the sweeper it is in hand.
     await tx.query(`UPDATE runs SET enqueued_at = now() WHERE id = $1`, [run.id]);
     return r.rows[0];
   }
