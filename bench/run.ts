@@ -17,6 +17,7 @@ import { webhooks } from './scenarios/webhooks.js';
 import { fuzz } from './scenarios/fuzz.js';
 import { soak } from './scenarios/soak.js';
 import { fairness } from './scenarios/fairness.js';
+import { hostileNeighbour } from './scenarios/hostileNeighbour.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.indexOf(`--${name}`);
@@ -43,6 +44,7 @@ const scenarios: Array<[string, string, () => Promise<Row[]>]> = [
   ['e', `fuzzing, ${fuzzCases} cases`, () => fuzz(pg, { cases: fuzzCases, seed: fuzzSeed })],
   ['f', `soak, ${soakMinutes} minutes of mixed load`, () => soak(pg, { minutes: soakMinutes, concurrency: 8 })],
   ['fairness', 'fair shares: B\'s enqueue→RUNNING while A holds a backlog', () => fairness(pg, { bRuns: 15, aBacklog: 6, workerConcurrency: 2, accountConcurrency: 1 })],
+  ['g', 'hostile neighbour: /healthz and GET /v1/models p99 while hostile and heavy runs execute', () => hostileNeighbour(pg, { seconds })],
 ];
 try {
   for (const [id, title, run] of scenarios) {

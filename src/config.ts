@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parseSchedule } from './events/retrySchedule.js';
 import { blobStoreConfigFrom, type BlobStoreConfig } from './files/storeConfig.js';
+import { executionLimitsFromEnv, type ExecutionLimits } from './execution/limits.js';
 
 /** Every setting the service reads from its environment, parsed once and typed. */
 export interface Config {
@@ -62,6 +63,10 @@ export interface Config {
   streamsPerKey: number;
   /** How often each API process re-checks the keys of its open streams (revoked or expired ones end). */
   streamKeyCheckMs: number;
+  /** Limits of engine child processes (src/execution/limits.ts). */
+  engineLimits: ExecutionLimits;
+  /** Test-only engines and models (ATELIER_TEST_ENGINES_MODULE); never set in production. */
+  testEnginesModule: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -119,6 +124,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         throw new ConfigError((err as Error).message);
       }
     })(),
+    engineLimits: (() => {
+      try {
+        return executionLimitsFromEnv(env);
+      } catch (err) {
+        throw new ConfigError((err as Error).message);
+      }
+    })(),
     // Fair shares between accounts (queue/fairness.ts): runs or nodes one account may run at once; 0 = no limit.
     accountConcurrency: intFrom(env, 'ATELIER_ACCOUNT_CONCURRENCY', 8, 0, 10_000),
     // Webhook attempts in flight to one destination (scheme://host:port) across all deliverers (events/fairDelivery.ts).
@@ -126,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Event streams obey their key (http/keyStreams.ts): open streams per key, and how often keys are re-checked.
     streamsPerKey: intFrom(env, 'ATELIER_STREAMS_PER_KEY', 25, 1, 10_000),
     streamKeyCheckMs: intFrom(env, 'ATELIER_STREAM_KEY_CHECK_MS', 2000, 50, 60_000),
+    testEnginesModule: env.ATELIER_TEST_ENGINES_MODULE || undefined,
     modelSmokeAtStart: smokeSetting(env.ATELIER_MODEL_SMOKE_AT_START),
   };
 }

@@ -6,11 +6,15 @@ import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { createServices, type Services } from './services.js';
 import { SubscriptionScheduler } from './billing/scheduler.js';
-import { RunWorker } from './runs/worker.js';
-import { EngineRunner } from './runs/engineRunner.js';
+import { NodeRunExecutor } from './runs/execution.js';
+import { EngineRunner } from './execution/engineRunner.js';
+import { EnginePools } from './execution/pools.js';
+import { LeasedTaskRunner } from './execution/leasedTask.js';
+import { JobDispatcher, settledWithin } from './execution/dispatcher.js';
 import { WorkflowExecutor } from './workflows/executor.js';
 import { installSystemWorkflows } from './workflows/system.js';
-import { RunSweeper } from './runs/sweeper.js';
+import { RunSweeper } from './execution/sweeper.js';
+import { newId } from './ids.js';
 import { ownFileResolver } from './files/ownFiles.js';
 import { createMediaFetcher } from './engines/media.js';
 import { closeThreadPools } from './engines/local/threads.js';
@@ -18,7 +22,6 @@ import { closeLlama } from './engines/local/llm/llamaCpp.js';
 import { Deliverer, guardedPost } from './events/deliverer.js';
 import { Metrics } from './ops/metrics.js';
 import { startMetricsListener } from './ops/metricsHttp.js';
-import { settledWithin } from './runs/worker.js';
 import { startBackgroundModelSmoke } from './ops/modelSmokeAtStart.js';
 
 export const ROLES = ['all', 'api', 'worker', 'deliverer'] as const;
@@ -62,24 +65,30 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
   await services.notifier.start();
   await services.queue.start();
 
+  let enginePools: EnginePools | undefined;
   if (working) {
+    // Engines run in supervised child processes (src/execution/), never in this process.
+    const limits = config.engineLimits;
+    enginePools = new EnginePools(limits, { modelsDir: config.modelsDir, allowPrivateUrls: config.allowPrivateUrls, testEnginesModule: config.testEnginesModule });
+    void enginePools.warm('text');
     const runner = new EngineRunner(services.catalog, services.engines, services.files, log,
       (accountId, signal) => createMediaFetcher({
         allowPrivate: config.allowPrivateUrls, maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, signal,
         resolveOwnFile: ownFileResolver(services.files, accountId, services.publicUrl),
-      }));
-    const tmpRoot = path.join(config.dataDir, 'tmp');
-    const executor = new WorkflowExecutor(database.db, services.catalog, runner, services.files, services.queue, log, {
-      leaseSeconds: config.runLeaseSeconds, tmpRoot, publicUrl: services.publicUrl, metrics,
+      }), enginePools, limits.crashAttempts);
+    const tasks = new LeasedTaskRunner(log, { leaseSeconds: config.runLeaseSeconds, tmpRoot: path.join(config.dataDir, 'tmp') });
+    const workerId = newId('wrk');
+    const executor = new WorkflowExecutor(database.db, services.catalog, runner, services.files, services.queue, log, tasks, workerId, {
+      leaseSeconds: config.runLeaseSeconds, publicUrl: services.publicUrl, metrics,
     });
-    const worker = new RunWorker(database.db, runner, services.files, services.queue, services.notifier, log, {
-      concurrency: config.workerConcurrency,
-      leaseSeconds: config.runLeaseSeconds,
-      tmpRoot,
-      metrics,
-    }, executor);
-    await worker.start();
-    parts.push(worker);
+    const nodeRunExecutor = new NodeRunExecutor(database.db, runner, services.files, services.queue, tasks, workerId, { leaseSeconds: config.runLeaseSeconds, metrics });
+    const dispatcher = new JobDispatcher(database.db, services.queue, services.notifier, tasks, {
+      executeRun: (runId) => nodeRunExecutor.execute(runId),
+      advanceWorkflow: (runId) => executor.advanceAndRun(runId),
+      executeNode: (runId, nodeId) => executor.executeNode(runId, nodeId),
+    }, log, { concurrency: config.workerConcurrency });
+    await dispatcher.start();
+    parts.push(dispatcher);
     const sweeper = new RunSweeper(database.db, services.queue, services.nodeRuns, services.files, log, config.sweepIntervalMs, services.workflowRuns);
     sweeper.start();
     parts.push(sweeper);
@@ -153,6 +162,7 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
       await Promise.all(parts.map((part) => part.stop(config.shutdownGraceMs).catch((err) => log.warn({ err }, 'error while stopping'))));
       for (const part of [services.queue, services.notifier]) await part.stop().catch((err) => log.warn({ err }, 'error while stopping'));
       await closeThreadPools();
+      await enginePools?.close();
       await closeLlama().catch(() => {});
       await database!.close();
       log.info('stopped');

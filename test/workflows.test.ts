@@ -4,12 +4,16 @@ import sharp from 'sharp';
 import { expectErrorBody, startTestServer, type TestServer } from './helpers/server.js';
 import { balance, waitForStatus } from './helpers/poll.js';
 import { startReceiver } from './helpers/receiver.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { TEST_ENGINES_MODULE } from './helpers/testEngines.js';
 
 let srv: TestServer;
 let key: string;
 let rx: Awaited<ReturnType<typeof startReceiver>>;
 before(async () => {
-  srv = await startTestServer({ ATELIER_ALLOW_PRIVATE_URLS: '1' });
+  srv = await startTestServer({ ATELIER_ALLOW_PRIVATE_URLS: '1', ATELIER_TEST_ENGINES_MODULE: TEST_ENGINES_MODULE });
   key = (await srv.user({ microcredits: 1_000_000_000n })).key;
   rx = await startReceiver();
 });
@@ -77,31 +81,38 @@ describe('building and running a workflow', () => {
     assert.equal(run3.actualCredits, estimate.body.totalMicrocredits);
   });
 
+  // The test-only sleeping engine (test/helpers/testEngines.ts): each node waits until told, so both are
+  // seen running at once before either may finish — parallel without measuring any time.
   test('independent branches run in parallel', async () => {
-    const image = await png();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-branches-'));
+    const f = (name: string) => path.join(dir, name);
     const wf = await req('POST', '/v1/workflows', {
-      name: 'Two videos',
-      requestFields: [{ name: 'image', type: 'image' }],
+      name: 'Two sleepers',
       nodes: [
-        { id: 'req', type: 'request', data: { fields: [{ id: 'image', name: 'image', type: 'image' }] } },
-        { id: 'a', type: 'ken_burns_video', data: { duration: 20, width: 1280, height: 720 } },
-        { id: 'b', type: 'ken_burns_video', data: { duration: 20, width: 1280, height: 720, motion: 'zoom_out' } },
+        { id: 'req', type: 'request', data: { fields: [{ id: 'release', name: 'release', type: 'text' }] } },
+        { id: 'a', type: 'test_sleep', data: { started_file: f('a') } },
+        { id: 'b', type: 'test_sleep', data: { started_file: f('b') } },
         { id: 'res', type: 'response' },
       ],
       edges: [
-        { source: 'req', sourceHandle: 'image', target: 'a', targetHandle: 'in:image_url' },
-        { source: 'req', sourceHandle: 'image', target: 'b', targetHandle: 'in:image_url' },
-        { source: 'a', sourceHandle: 'out:result', target: 'res', targetHandle: 'result' },
-        { source: 'b', sourceHandle: 'out:result', target: 'res', targetHandle: 'result' },
+        { source: 'req', sourceHandle: 'release', target: 'a', targetHandle: 'in:release_file' },
+        { source: 'req', sourceHandle: 'release', target: 'b', targetHandle: 'in:release_file' },
+        { source: 'a', sourceHandle: 'out:output', target: 'res', targetHandle: 'result' },
+        { source: 'b', sourceHandle: 'out:output', target: 'res', targetHandle: 'result' },
       ],
     });
     assert.equal(wf.status, 201, wf.text);
-    const r = await req('POST', '/v1/runs', { workflowId: wf.body.id, values: { req: { image } } });
-    const run = await waitForStatus(srv, key, `/v1/runs/${r.body.runId}`, ['COMPLETED', 'FAILED'], 180_000);
+    const r = await req('POST', '/v1/runs', { workflowId: wf.body.id, values: { req: { release: f('go') } } });
+    assert.equal(r.status, 202, r.text);
+    const deadline = Date.now() + 90_000;
+    while (!(fs.existsSync(f('a')) && fs.existsSync(f('b')))) {
+      assert.ok(Date.now() < deadline, 'both branches never ran at the same time');
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    fs.writeFileSync(f('go'), 'go');
+    const run = await waitForStatus(srv, key, `/v1/runs/${r.body.runId}`, ['COMPLETED', 'FAILED'], 120_000);
     assert.equal(run.status, 'COMPLETED', JSON.stringify(run.nodeRuns.map((n: any) => n.error)));
-    const [a, b] = run.nodeRuns.map((n: any) => ({ start: Date.parse(n.startedAt), end: Date.parse(n.finishedAt) }));
-    // Overlapping execution intervals: each started before the other finished.
-    assert.ok(a.start < b.end && b.start < a.end, `a ${a.start}-${a.end}, b ${b.start}-${b.end}`);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   test('a failing node skips what depends on it, refunds the rest; a re-run pays only for what did not complete', async () => {

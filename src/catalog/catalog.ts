@@ -129,7 +129,9 @@ export class Catalog {
     const validate = opts.partial ? c.partial : c.full;
     if (!validate(copy)) {
       const d = details(opts.path, validate.errors);
-      throw new AppError('VALIDATION_ERROR', `${d[0]!.path} ${d[0]!.message}`, { details: d });
+      // A field over its documented size (text length, list length) has its own code (api-decisions.md).
+      const tooLarge = validate.errors?.[0] && ['maxLength', 'maxItems'].includes(validate.errors[0].keyword);
+      throw new AppError(tooLarge ? 'INPUT_TOO_LARGE' : 'VALIDATION_ERROR', `${d[0]!.path} ${d[0]!.message}`, { details: d });
     }
     return copy;
   }

@@ -71,7 +71,7 @@ export const HEARTBEAT = `UPDATE runs SET lease_expires_at = now() + make_interv
 export const PROGRESS = `UPDATE runs SET progress = $3, progress_message = $4 WHERE id = $1 AND status = 'RUNNING' AND lease_owner = $2`;
 
 /** Ends a run exactly once: only the lease holder, only from RUNNING (or QUEUED for cancels). */
-export const FINISH_RUN = `UPDATE runs SET status = $2, output = $3, error = $4, finished_at = now(), lease_owner = NULL,
+export const FINISH_RUN = `UPDATE runs SET status = $2, output = $3, error = $4, error_code = $7, finished_at = now(), lease_owner = NULL,
        progress = CASE WHEN $2 = 'COMPLETED' THEN 1 ELSE progress END,
        charged_microcredits = CASE WHEN $2 = 'COMPLETED' THEN reserved_microcredits ELSE 0 END,
        reserved_microcredits = 0
@@ -107,3 +107,7 @@ export const LIST_ALL_RUNS = `SELECT r.id, r.kind, r.node_type, r.workflow_id, r
   LEFT JOIN LATERAL (SELECT count(*)::int AS node_count, (count(*) FILTER (WHERE cached))::int AS cached_count FROM node_runs WHERE run_id = r.id) nr ON r.kind = 'workflow'
  WHERE r.account_id = $1 AND ($2::timestamptz IS NULL OR (r.created_at, r.id) < ($2, $3))
  ORDER BY r.created_at DESC, r.id DESC LIMIT $4`;
+
+/** A stopping worker gives a run back: lease released at once, and the attempt not counted. */
+export const HAND_BACK_RUN = `UPDATE runs SET lease_owner = NULL, lease_expires_at = now() - interval '1 second', attempts = greatest(attempts - 1, 0)
+  WHERE id = $1 AND lease_owner = $2 AND status = 'RUNNING' RETURNING id`;

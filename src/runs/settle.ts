@@ -11,6 +11,8 @@ export interface FinishInput {
   status: FinalStatus;
   output?: unknown;
   error?: string | null;
+  /** A named run failure (OUTPUT_TOO_LARGE, ENGINE_CRASHED, ENGINE_TIMEOUT), shown as `errorCode`. */
+  errorCode?: string | null;
   /** Only this worker may finish it (null: anyone, e.g. a cancel). */
   leaseOwner: string | null;
   /** States it may be finished from. */
@@ -28,7 +30,7 @@ export async function finishNodeRun(tx: Queryable, f: FinishInput): Promise<any 
   // Lock the row first so the hold we read is the one we settle.
   const before = (await tx.query(`SELECT reserved_microcredits FROM runs WHERE id = $1 FOR UPDATE`, [f.runId])).rows[0];
   if (!before) return undefined;
-  const r = await tx.query(q.FINISH_RUN, [f.runId, f.status, f.output === undefined ? null : JSON.stringify(f.output), f.error ?? null, f.from, f.leaseOwner]);
+  const r = await tx.query(q.FINISH_RUN, [f.runId, f.status, f.output === undefined ? null : JSON.stringify(f.output), f.error ?? null, f.from, f.leaseOwner, f.errorCode ?? null]);
   const run = r.rows[0];
   if (!run) return undefined;
   const held: bigint = before.reserved_microcredits;

@@ -1,24 +1,23 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Logger } from 'pino';
 import type { PoolClient } from 'pg';
-import { isConnectionError, retryOnConnectionLoss, type Db } from '../db/pool.js';
+import { isConnectionError, type Db } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
 import { capture, release } from '../billing/ledger.js';
 import { recordEvent } from '../events/outbox.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { FileService } from '../files/service.js';
 import type { JobQueue } from '../queue/queue.js';
-import type { EngineRunner } from '../runs/engineRunner.js';
-import { renderOutput } from '../runs/view.js';
-import { EngineInputError } from '../engines/types.js';
-import { newId } from '../ids.js';
+import type { EngineRunner } from '../execution/engineRunner.js';
+import type { LeasedTaskRunner } from '../execution/leasedTask.js';
+import { renderOutput } from '../files/render.js';
 import type { Metrics } from '../ops/metrics.js';
 import { cacheKey, mapFileRefs, nodeInput } from './inputs.js';
 import { chargeReadyNode } from './nodeCharge.js';
 import type { Graph, GraphNode } from './types.js';
+import * as q from './queries.js';
+import { allEnded, nextStep } from './readySet.js';
+import { cachedOutput, fileShas, storeCachedOutput } from './nodeCache.js';
 
-const TERMINAL_NODE = new Set(['COMPLETED', 'FAILED', 'SKIPPED', 'CANCELED']);
 const MAX_NODE_ATTEMPTS = 3;
 
 /**
@@ -28,9 +27,6 @@ const MAX_NODE_ATTEMPTS = 3;
  * standalone run and queues another `advance`. A process dying anywhere leaves rows the sweeper resumes.
  */
 export class WorkflowExecutor {
-  readonly id = newId('wex');
-  private readonly active = new Map<string, AbortController>();
-
   constructor(
     private readonly db: Db,
     private readonly catalog: Catalog,
@@ -38,26 +34,36 @@ export class WorkflowExecutor {
     private readonly files: FileService,
     private readonly queue: JobQueue,
     private readonly log: Logger,
-    private readonly opts: { leaseSeconds: number; tmpRoot: string; publicUrl: () => string; metrics?: Metrics },
+    private readonly tasks: LeasedTaskRunner,
+    /** The lease owner written on claimed nodes (one per worker process). */
+    private readonly workerId: string,
+    private readonly opts: { leaseSeconds: number; publicUrl: () => string; metrics?: Metrics },
   ) {}
-
-  /** Aborts a node this process is running (a cancel NOTIFY carries `runId:nodeId`). */
-  abort(key: string): void {
-    this.active.get(key)?.abort(new Error('canceled'));
-  }
-
-  abortAll(): void {
-    for (const ctl of this.active.values()) ctl.abort(new Error('worker shutting down'));
-  }
 
   private modeOf(node: GraphNode) {
     return this.catalog.resolveNode(node.type, node.subModelId, { requireSubModel: false }).mode;
   }
 
-  async advance(runId: string): Promise<void> {
-    await this.db.tx(async (tx) => {
+  /** A workflow job: advances the run, then runs the first node that became ready right here (no queue hop). */
+  async advanceAndRun(runId: string): Promise<void> {
+    const queued = await this.advance(runId);
+    if (queued[0] && this.tasks.accepting) await this.executeNode(runId, queued[0]);
+  }
+
+  /** Advances a run in its own transaction; returns the nodes it queued. */
+  advance(runId: string): Promise<string[]> {
+    return this.db.tx((tx) => this.advanceIn(tx, runId));
+  }
+
+  /**
+   * Finds nodes whose inputs are ready and serves them from the cache or queues them (their jobs are sent
+   * in this transaction); finishes the run when every node ended. Returns the node ids it queued.
+   */
+  private async advanceIn(tx: PoolClient, runId: string): Promise<string[]> {
+    const queued: string[] = [];
+    {
       const run = (await tx.query(`SELECT * FROM runs WHERE id = $1 AND kind = 'workflow' FOR UPDATE`, [runId])).rows[0];
-      if (!run || !['QUEUED', 'RUNNING'].includes(run.status)) return;
+      if (!run || !['QUEUED', 'RUNNING'].includes(run.status)) return queued;
       const graph: Graph = run.graph;
       const modelNodes = graph.nodes.filter((n) => n.type !== 'request' && n.type !== 'response');
       if (run.status === 'QUEUED') {
@@ -67,22 +73,21 @@ export class WorkflowExecutor {
       const rows = new Map<string, any>((await tx.query(`SELECT * FROM node_runs WHERE run_id = $1 FOR UPDATE`, [runId])).rows.map((r) => [r.node_id, r]));
       const outputs = new Map<string, Record<string, unknown>>();
       for (const [id, r] of rows) if (r.status === 'COMPLETED') outputs.set(id, r.output ?? {});
-      const predecessors = (id: string) => [...new Set(graph.edges.filter((e) => e.target === id).map((e) => e.source))].filter((s) => rows.has(s));
+      const statuses = new Map<string, string>([...rows].map(([id, r]) => [id, r.status]));
 
       // Repeat until nothing changes: cache hits and skips can make further nodes ready at once.
       for (let changed = true; changed;) {
         changed = false;
         for (const node of modelNodes) {
           const nr = rows.get(node.id);
-          if (!nr || nr.status !== 'PENDING') continue;
-          const preds = predecessors(node.id).map((p) => rows.get(p)!);
-          if (preds.some((p) => ['FAILED', 'SKIPPED', 'CANCELED'].includes(p.status))) {
+          const step = nextStep(graph, statuses, node.id);
+          if (!nr || step === 'none' || step === 'wait') continue;
+          changed = true;
+          if (step === 'skip') {
             await this.endNode(tx, run, nr, 'SKIPPED', { error: 'an upstream node did not complete' });
-            changed = true;
+            statuses.set(node.id, nr.status);
             continue;
           }
-          if (!preds.every((p) => p.status === 'COMPLETED')) continue;
-          changed = true;
           const mode = this.modeOf(node);
           const withRefs = nodeInput(graph, node, mode, run.input ?? {}, outputs);
           let input: Record<string, unknown>;
@@ -91,53 +96,61 @@ export class WorkflowExecutor {
             input = this.catalog.validateInput(mode, mapFileRefs(withRefs, (id) => this.ownUrl(id)), { path: `nodes.${node.id}.input` });
           } catch (err) {
             await this.endNode(tx, run, nr, 'FAILED', { error: (err as Error).message, input: withRefs });
+            statuses.set(node.id, nr.status);
             continue;
           }
-          const shas = await this.fileShas(tx, withRefs);
+          const shas = await fileShas(tx, withRefs);
           const key = cacheKey(node.type, nr.sub_model_id, { ...input, ...withRefs }, (id) => shas.get(id) ?? id);
-          const hit = (await tx.query(`SELECT output FROM node_cache WHERE account_id = $1 AND cache_key = $2`, [run.account_id, key])).rows[0];
-          if (hit && (await this.filesAlive(tx, hit.output))) {
-            await this.endNode(tx, run, nr, 'COMPLETED', { output: hit.output, cached: true, input: withRefs, cacheKey: key });
-            outputs.set(node.id, hit.output);
+          const hit = await cachedOutput(tx, run.account_id, key);
+          if (hit) {
+            await this.endNode(tx, run, nr, 'COMPLETED', { output: hit, cached: true, input: withRefs, cacheKey: key });
+            statuses.set(node.id, nr.status);
+            outputs.set(node.id, hit);
             continue;
           }
           // Charged the price of the input it actually runs with, held before it is queued (nodeCharge.ts).
           const charge = await chargeReadyNode(tx, { accountId: run.account_id, runId, nodeId: node.id, held: nr.reserved_microcredits, mode, input });
           if (!charge.ok) {
             await this.endNode(tx, run, nr, 'FAILED', { error: charge.message, errorCode: charge.code, input: withRefs, cacheKey: key });
+            statuses.set(node.id, nr.status);
             continue;
           }
           nr.reserved_microcredits = charge.price;
-          await tx.query(`UPDATE node_runs SET status = 'QUEUED', input = $3, cache_key = $4 WHERE run_id = $1 AND node_id = $2`, [runId, node.id, withRefs, key]);
+          await tx.query(q.QUEUE_NODE, [runId, node.id, withRefs, key]);
           nr.status = 'QUEUED';
+          statuses.set(node.id, nr.status);
           await this.queue.enqueueRun(tx, { runId, kind: 'workflow', nodeId: node.id }, 120 + (mode.timeoutSeconds ?? 600));
+          queued.push(node.id);
         }
       }
 
-      if (![...rows.values()].every((r) => TERMINAL_NODE.has(r.status))) return;
+      if (!allEnded(statuses.values())) return queued;
       await this.finishRun(tx, run, graph, rows, outputs);
-    });
+      return queued;
+    }
+  }
+
+  /**
+   * Advances inside a node's settle transaction (one transaction per node: settle, store, mark dependents
+   * ready and enqueue them). A failure of the advance itself is rolled back to a savepoint so the settle
+   * stands; the settle's stamp lets the sweeper re-queue the advance (runs/queries.ts STALLED_WORKFLOWS).
+   */
+  private async advanceWithin(tx: PoolClient, runId: string): Promise<string[]> {
+    await tx.query('SAVEPOINT advance');
+    try {
+      const queued = await this.advanceIn(tx, runId);
+      await tx.query('RELEASE SAVEPOINT advance');
+      return queued;
+    } catch (err) {
+      if (isConnectionError(err)) throw err;
+      await tx.query('ROLLBACK TO SAVEPOINT advance');
+      this.log.warn({ runId, err }, 'advancing after a node failed; the sweeper will retry');
+      return [];
+    }
   }
 
   private ownUrl(fileId: string): string {
     return `${this.opts.publicUrl()}/v1/files/${fileId}`;
-  }
-
-  private async fileShas(tx: PoolClient, value: unknown): Promise<Map<string, string>> {
-    const ids: string[] = [];
-    mapFileRefs(value, (id) => ids.push(id));
-    if (ids.length === 0) return new Map();
-    const r = await tx.query(`SELECT id, sha256 FROM files WHERE id = ANY($1)`, [ids]);
-    return new Map(r.rows.map((x) => [x.id, x.sha256]));
-  }
-
-  /** A cache entry is usable only while every file it refers to is still stored (retention may remove them). */
-  private async filesAlive(tx: PoolClient, output: unknown): Promise<boolean> {
-    const ids: string[] = [];
-    mapFileRefs(output, (id) => ids.push(id));
-    if (ids.length === 0) return true;
-    const r = await tx.query(`SELECT count(*)::int AS n FROM files WHERE id = ANY($1) AND (expires_at IS NULL OR expires_at > now())`, [ids]);
-    return r.rows[0].n === new Set(ids).size;
   }
 
   /** Ends a node that never ran on a worker here (skip, cache hit, bad input), settling its share of the hold. */
@@ -194,116 +207,78 @@ export class WorkflowExecutor {
     return recordEvent(tx, { accountId: run.account_id, runId: run.id, workflowId: run.workflow_id, type, data, error: error ?? null, webhook: run.webhook });
   }
 
-  /** Runs one node on this worker: claim with a lease, heartbeat, engine, then settle and queue the next advance. */
+  /**
+   * Runs a node on this worker, then — while this worker takes work — the first node its settle made
+   * ready, at once: a chain runs node after node on one worker without a queue hop between them. The
+   * successor's job is in the queue as well; whichever worker claims it first runs it, the other finds it
+   * taken.
+   */
   async executeNode(runId: string, nodeId: string): Promise<void> {
-    const claimed = (await this.db.query(
-      `UPDATE node_runs nr SET status = 'RUNNING', attempts = nr.attempts + 1, started_at = COALESCE(nr.started_at, now()),
-              lease_owner = $3, lease_expires_at = now() + make_interval(secs => $4)
-         FROM runs r
-        WHERE nr.run_id = $1 AND nr.node_id = $2 AND r.id = nr.run_id AND r.status = 'RUNNING'
-          AND (nr.status = 'QUEUED' OR (nr.status = 'RUNNING' AND nr.lease_expires_at < now()))
-        RETURNING nr.*, r.account_id, r.graph, r.timeout_seconds, r.cancel_after`,
-      [runId, nodeId, this.id, this.opts.leaseSeconds],
-    )).rows[0];
-    if (!claimed) return;
-    const key = `${runId}:${nodeId}`;
+    for (let next: string | undefined = nodeId; next;) {
+      const queued = await this.runNode(runId, next);
+      next = this.tasks.accepting ? queued[0] : undefined;
+    }
+  }
+
+  /** One node: claim with a lease, the shared leased-task loop, and a settle that advances the run in the same transaction. Returns the nodes it queued. */
+  private async runNode(runId: string, nodeId: string): Promise<string[]> {
+    const claimed = (await this.db.query(q.CLAIM_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds])).rows[0];
+    if (!claimed) return [];
+    let queued: string[] = [];
     if (claimed.attempts > MAX_NODE_ATTEMPTS) {
-      if (await this.settleNode(claimed, 'FAILED', { error: `the node stopped its worker ${claimed.attempts - 1} times and was given up` })) await this.advanceAfterNode(runId);
-      return;
+      await this.settleNode(claimed, 'FAILED', { error: `the node stopped its worker ${claimed.attempts - 1} times and was given up` }, (next) => { queued = next; });
+      return queued;
     }
     const node: GraphNode = (claimed.graph as Graph).nodes.find((n) => n.id === nodeId)!;
     const mode = this.modeOf(node);
-    const ctl = new AbortController();
-    this.active.set(key, ctl);
-    const heartbeat = setInterval(() => {
-      this.db.query(`UPDATE node_runs SET lease_expires_at = now() + make_interval(secs => $4) WHERE run_id = $1 AND node_id = $2 AND status = 'RUNNING' AND lease_owner = $3 RETURNING node_id`,
-        [runId, nodeId, this.id, this.opts.leaseSeconds]).then((r) => { if (r.rowCount === 0) ctl.abort(new Error('lease lost')); }, () => {});
-    }, Math.max(250, (this.opts.leaseSeconds * 1000) / 3));
-    const deadline = Math.min(Date.now() + (mode.timeoutSeconds ?? 600) * 1000, claimed.cancel_after ? claimed.cancel_after.getTime() : Number.POSITIVE_INFINITY);
-    // At a Cancel-After deadline the whole run is canceled by the sweeper; the model's own time-out fails the node.
-    const byCancelAfter = claimed.cancel_after !== null && deadline === claimed.cancel_after.getTime();
-    const timer = setTimeout(() => ctl.abort(new Error(byCancelAfter ? 'canceled' : 'timeout')), Math.max(0, deadline - Date.now()));
-    const tmpDir = path.join(this.opts.tmpRoot, `${runId}-${nodeId}-${claimed.attempts}`);
-    fs.mkdirSync(tmpDir, { recursive: true });
-    let settled = false;
-    try {
-      // Set only when the engine succeeded (and was not aborted meanwhile); then its outputs are stored.
-      let outputs: Awaited<ReturnType<EngineRunner['run']>> | undefined;
-      try {
+    const settled = await this.tasks.run({
+      key: `${runId}:${nodeId}`,
+      logContext: { runId, nodeId },
+      scratchName: `${runId}-${nodeId}-${claimed.attempts}`,
+      timeoutAt: Date.now() + (mode.timeoutSeconds ?? 600) * 1000,
+      cancelAfter: claimed.cancel_after ? claimed.cancel_after.getTime() : null,
+      timeoutMessage: `timed out after ${mode.timeoutSeconds ?? 600} s`,
+      heartbeat: async () => (await this.db.query(q.HEARTBEAT_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds])).rowCount !== 0,
+      execute: (signal, deadline, tmpDir) => {
         const input = mapFileRefs(claimed.input, (id) => this.ownUrl(id)) as Record<string, unknown>;
         const validated = this.catalog.validateInput(mode, input, { path: 'input' });
-        const produced = await this.runner.run({
-          accountId: claimed.account_id, nodeType: node.type, subModelId: claimed.sub_model_id, input: validated, signal: ctl.signal, deadline, tmpDir,
+        return this.runner.run({
+          accountId: claimed.account_id, nodeType: node.type, subModelId: claimed.sub_model_id, input: validated, signal, deadline, tmpDir,
           logContext: { runId, nodeId },
-          onProgress: (f, message) => void this.db.query(`UPDATE node_runs SET logs = logs || $3::jsonb WHERE run_id = $1 AND node_id = $2 AND jsonb_array_length(logs) < 200`,
-            [runId, nodeId, JSON.stringify([{ at: new Date().toISOString(), progress: f, message: message ?? null }])]).catch(() => {}),
+          onProgress: (f, message) => void this.db.query(q.NODE_PROGRESS, [runId, nodeId, JSON.stringify([{ at: new Date().toISOString(), progress: f, message: message ?? null }])]).catch(() => {}),
         });
-        if (ctl.signal.aborted) throw ctl.signal.reason;
-        outputs = produced;
-      } catch (err) {
-        const reason = ctl.signal.aborted ? (ctl.signal.reason as Error)?.message : undefined;
-        if (reason === 'canceled' || reason === 'lease lost') return;
-        if (reason === 'worker shutting down') return await this.handBack(runId, nodeId);
-        const message = reason === 'timeout' ? `timed out after ${mode.timeoutSeconds ?? 600} s` : err instanceof Error ? err.message : String(err);
-        if (!(err instanceof EngineInputError)) this.log.warn({ runId, nodeId, err }, 'workflow node failed');
-        settled = await retryOnConnectionLoss(() => this.settleNode(claimed, 'FAILED', { error: message.slice(0, 2000) }));
-      }
-      // A lost connection while storing must not fail a node whose engine succeeded; the settle is guarded.
-      if (outputs !== undefined) {
-        try {
-          const row = await retryOnConnectionLoss(() => this.db.tx(async (tx) => {
-            const stored = await this.runner.store(tx, claimed.account_id, runId, outputs!);
-            return this.settleNodeIn(tx, claimed, 'COMPLETED', { output: stored });
-          }));
-          this.observe(row);
-          settled = row !== undefined;
-        } catch (err) {
-          if (isConnectionError(err)) throw err;
-          // The outputs could not be stored: the node fails with the reason.
-          this.log.warn({ runId, nodeId, err }, 'storing the node outputs failed');
-          settled = await retryOnConnectionLoss(() => this.settleNode(claimed, 'FAILED', { error: (err instanceof Error ? err.message : String(err)).slice(0, 2000) }));
-        }
-      }
-    } finally {
-      clearInterval(heartbeat);
-      clearTimeout(timer);
-      this.active.delete(key);
-      fs.rm(tmpDir, { recursive: true, force: true }, () => {});
-    }
-    if (settled) await this.advanceAfterNode(runId);
+      },
+      settleSuccess: async (outputs) => {
+        const row = await this.db.tx(async (tx) => {
+          const stored = await this.runner.store(tx, claimed.account_id, runId, outputs);
+          const settled = await this.settleNodeIn(tx, claimed, 'COMPLETED', { output: stored });
+          queued = settled ? await this.advanceWithin(tx, runId) : [];
+          return settled;
+        });
+        this.observe(row);
+        return row !== undefined;
+      },
+      settleFailure: (error, errorCode) => this.settleNode(claimed, 'FAILED', { error, errorCode }, (next) => { queued = next; }),
+      handBack: () => this.handBack(runId, nodeId),
+    });
+    return settled ? queued : [];
   }
 
   /** Gives a node this worker holds back to the queue on shutdown (not a crash: the attempt does not count). */
   private async handBack(runId: string, nodeId: string): Promise<void> {
-    await retryOnConnectionLoss(() => this.db.tx(async (tx) => {
-      const r = await tx.query(`UPDATE node_runs SET lease_owner = NULL, lease_expires_at = now() - interval '1 second', attempts = greatest(attempts - 1, 0)
-        WHERE run_id = $1 AND node_id = $2 AND lease_owner = $3 AND status = 'RUNNING' RETURNING node_id`, [runId, nodeId, this.id]);
+    await this.db.tx(async (tx) => {
+      const r = await tx.query(q.HAND_BACK_NODE, [runId, nodeId, this.workerId]);
       if (r.rowCount) await this.queue.enqueueRun(tx, { runId, kind: 'workflow', nodeId }, 120);
-    }));
-    this.log.info({ runId, nodeId }, 'workflow node handed back to the queue');
+    });
   }
 
-  /** Nodes still running here after a stop's abort (engines that ignored it): hand them back all the same. */
-  async handBackAll(): Promise<void> {
-    for (const key of this.active.keys()) {
-      const [runId, nodeId] = key.split(':') as [string, string];
-      await this.handBack(runId, nodeId).catch(() => {});
-    }
-  }
-
-  /**
-   * The worker that settled a node advances its run itself, at once, instead of queueing an advance job
-   * for whichever worker polls next: in a chain every node waited for that extra queue hop. If this process
-   * dies between the settle's commit and here, the sweeper finds the run with nothing queued or running
-   * and queues the advance (runs/queries.ts STALLED_WORKFLOWS); advancing twice is harmless.
-   */
-  private async advanceAfterNode(runId: string): Promise<void> {
-    await this.advance(runId).catch((err) => this.log.warn({ runId, err }, 'advancing after a node failed; the sweeper will retry'));
-  }
-
-  /** True if this call ended the node. */
-  private async settleNode(claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string }): Promise<boolean> {
-    const row = await this.db.tx((tx) => this.settleNodeIn(tx, claimed, status, x));
+  /** True if this call ended the node; the run is advanced in the same transaction and `onQueued` told what that queued. */
+  private async settleNode(claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string; errorCode?: string | null }, onQueued: (queued: string[]) => void): Promise<boolean> {
+    const row = await this.db.tx(async (tx) => {
+      const settled = await this.settleNodeIn(tx, claimed, status, x);
+      onQueued(settled ? await this.advanceWithin(tx, claimed.run_id) : []);
+      return settled;
+    });
     this.observe(row);
     return row !== undefined;
   }
@@ -314,31 +289,23 @@ export class WorkflowExecutor {
   }
 
   /** Ends a node this worker ran, exactly once (guarded by state and lease). Returns the settled row, if it was ours; the caller then advances the run. */
-  private async settleNodeIn(tx: PoolClient, claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string }): Promise<any | undefined> {
+  private async settleNodeIn(tx: PoolClient, claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string; errorCode?: string | null }): Promise<any | undefined> {
     // Locks in the same order as advance and cancel (the run, then its nodes), so they cannot deadlock.
     const run = (await tx.query(`SELECT * FROM runs WHERE id = $1 FOR UPDATE`, [claimed.run_id])).rows[0];
     const before = (await tx.query(`SELECT reserved_microcredits FROM node_runs WHERE run_id = $1 AND node_id = $2 FOR UPDATE`, [claimed.run_id, claimed.node_id])).rows[0];
-    const r = await tx.query(
-      `UPDATE node_runs SET status = $3, output = $4, error = $5, finished_at = now(), lease_owner = NULL,
-              charged_microcredits = CASE WHEN $3 = 'COMPLETED' THEN reserved_microcredits ELSE 0 END, reserved_microcredits = 0
-        WHERE run_id = $1 AND node_id = $2 AND status = 'RUNNING' AND lease_owner = $6 RETURNING *`,
-      [claimed.run_id, claimed.node_id, status, x.output === undefined ? null : JSON.stringify(x.output), x.error ?? null, this.id],
-    );
+    const r = await tx.query(q.SETTLE_NODE,
+      [claimed.run_id, claimed.node_id, status, x.output === undefined ? null : JSON.stringify(x.output), x.error ?? null, this.workerId, x.errorCode ?? null]);
     if (!r.rows[0]) return undefined; // canceled meanwhile, or another worker took over
     const held: bigint = before.reserved_microcredits;
     if (status === 'COMPLETED') {
       await capture(tx, run.account_id, held, run.id, `node ${claimed.node_id}`);
-      await tx.query(
-        `INSERT INTO node_cache (account_id, cache_key, node_type, output, workflow_id, source_run_id) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (account_id, cache_key) DO UPDATE SET output = EXCLUDED.output, workflow_id = EXCLUDED.workflow_id, source_run_id = EXCLUDED.source_run_id, created_at = now()`,
-        [run.account_id, claimed.cache_key, claimed.node_type, JSON.stringify(x.output), run.workflow_id, run.id],
-      );
+      await storeCachedOutput(tx, { accountId: run.account_id, key: claimed.cache_key, nodeType: claimed.node_type, output: x.output, workflowId: run.workflow_id, runId: run.id });
       await this.event(tx, run, 'node.completed', { nodeId: claimed.node_id, nodeType: claimed.node_type, status: 'COMPLETED', cached: false, output: (await renderOutput(this.files, x.output as never, tx)).output });
     } else {
       await release(tx, run.account_id, held, run.id, `node ${claimed.node_id} failed`);
       await this.event(tx, run, 'node.failed', { nodeId: claimed.node_id, nodeType: claimed.node_type, status: 'FAILED' }, x.error);
     }
-    // The caller advances the run after commit (advanceAfterNode); the stamp tells the sweeper it is in hand.
+    // The caller advances the run in this transaction (advanceWithin); the stamp tells the sweeper it is in hand.
     await tx.query(`UPDATE runs SET enqueued_at = now() WHERE id = $1`, [run.id]);
     return r.rows[0];
   }

@@ -11,7 +11,6 @@ import { parseWebhookConfig } from '../events/webhookConfig.js';
 import { WORKFLOW_RUN_EVENTS } from '../events/types.js';
 import { recordEvent } from '../events/outbox.js';
 import type { JobQueue } from '../queue/queue.js';
-import type { NodeRunService } from '../runs/service.js';
 import { resolveRequestValues } from './inputs.js';
 import { estimateWorkflowNodes } from './nodeCharge.js';
 import type { WorkflowService } from './service.js';
@@ -20,6 +19,15 @@ import type { Graph } from './types.js';
 
 const STATUSES = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'];
 
+/**
+ * What workflow runs use of the run records module (runs/service.ts provides it; services.ts wires it):
+ * declared here so `workflows` does not import `runs`.
+ */
+export interface RunRecords {
+  claimIdempotencyKey(tx: Parameters<Parameters<Db['tx']>[0]>[0], accountId: string, key: string, scope: string, hash: string, runId: string): Promise<string | undefined>;
+  get(accountId: string, runId: string, kind?: 'node' | 'workflow'): Promise<any>;
+}
+
 /** Workflow runs: priced with the estimate function, reserved, and handed to the executor through the queue. */
 export class WorkflowRunService {
   constructor(
@@ -27,7 +35,7 @@ export class WorkflowRunService {
     private readonly catalog: Catalog,
     private readonly workflows: WorkflowService,
     private readonly queue: JobQueue,
-    private readonly nodeRuns: NodeRunService,
+    private readonly nodeRuns: RunRecords,
     private readonly checkWebhookUrl: (url: string) => Promise<void>,
   ) {}
 

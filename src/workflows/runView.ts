@@ -1,5 +1,5 @@
 import type { FileService } from '../files/service.js';
-import { renderOutput } from '../runs/view.js';
+import { renderOutput } from '../files/render.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
-import { parseCancelAfter, parsePreferWait } from '../../runs/cancelAfter.js';
+import { parseCancelAfter, parsePreferWait } from '../runHeaders.js';
 import { workflowRunView } from '../../workflows/runView.js';
 import { principalOf } from '../plugins/auth.js';
 import { type TypedApp, withErrors } from '../schemas/common.js';

@@ -33,6 +33,7 @@ export const NodeRunSchema = Type.Object({
   output: Nullable(Type.Object({}, { additionalProperties: true, description: 'result: file URLs (media models); output: text (text models)' })),
   files: Type.Array(Type.Ref(FileViewSchema)),
   error: Nullable(Type.String()),
+  errorCode: Type.Optional(Nullable(Type.String({ description: 'A named run failure: OUTPUT_TOO_LARGE, ENGINE_CRASHED, ENGINE_TIMEOUT' }))),
   userMessage: Nullable(Type.String()),
   creditUsed: Type.Integer({ description: 'Microcredits charged' }),
   estimatedCredits: Type.Integer({ description: 'Microcredits priced and reserved at creation' }),

@@ -93,21 +93,53 @@ test('markdown_to_html renders the common subset and neutralises HTML and script
     '| h1 | h2 |', '|---|:-:|', '| 1 | 2 |', '', '***',
   ].join('\n');
   const html = text(await run(markdownEngine, { text: md }));
+  // markdown-it's rendering (CommonMark): raw HTML escaped, a javascript: link left as text.
   const expected = [
     '<h1>Title <em>x</em></h1>',
-    '<p>Some <strong>bold</strong>, <em>em</em>, snake_case, <code>a&lt;b</code>, <del>old</del> and <a href="https://example.com">a link</a>.',
-    '&lt;script&gt;alert(1)&lt;/script&gt; bad <img src="pic.png" alt="img"></p>',
-    '<ul>', '<li>one</li>', '<li>two', '<ul>', '<li>nested</li>', '</ul></li>', '<li><input type="checkbox" disabled> todo</li>', '</ul>',
+    '<p>Some <strong>bold</strong>, <em>em</em>, snake_case, <code>a&lt;b</code>, <s>old</s> and <a href="https://example.com">a link</a>.',
+    '&lt;script&gt;alert(1)&lt;/script&gt; [bad](javascript:alert) <img src="pic.png" alt="img" /></p>',
+    '<ul>', '<li>one</li>', '<li>two', '<ul>', '<li>nested</li>', '</ul>', '</li>', '<li><input type="checkbox" disabled /> todo</li>', '</ul>',
     '<ol start="3">', '<li>c</li>', '<li>d</li>', '</ol>',
     '<blockquote>', '<p>quote</p>', '</blockquote>',
     '<pre><code class="language-js">if (a &lt; b) {}', '</code></pre>',
-    '<table>', '<thead>', '<tr><th>h1</th><th style="text-align:center">h2</th></tr>', '</thead>', '<tbody>',
-    '<tr><td>1</td><td style="text-align:center">2</td></tr>', '</tbody>', '</table>',
-    '<hr>',
+    '<table>', '<thead>', '<tr>', '<th>h1</th>', '<th style="text-align:center">h2</th>', '</tr>', '</thead>', '<tbody>',
+    '<tr>', '<td>1</td>', '<td style="text-align:center">2</td>', '</tr>', '</tbody>', '</table>',
+    '<hr />',
   ].join('\n');
   assert.equal(html, expected);
   const doc = text(await run(markdownEngine, { text: 'hi', full_document: true, title: 'A & B' }));
   assert.match(doc, /^<!doctype html>[\s\S]*<title>A &amp; B<\/title>[\s\S]*<p>hi<\/p>/);
+});
+
+test('markdown_to_html lets no javascript: URL through, however disguised', async () => {
+  const disguised = ['\u0001javascript:alert(1)', ' javascript:alert(1)', 'JaVaScRiPt:alert(1)', 'java\tscript:alert(1)', 'java&#x09;script:alert(1)',
+    '&#106;avascript:alert(1)', 'javascript&colon;alert(1)', 'vbscript:x', 'data:text/html,<script>alert(1)</script>'];
+  for (const url of disguised) {
+    for (const md of [`[x](${url})`, `![x](${url})`, `<${url}>`, `[x][r]\n\n[r]: ${url}`, `<a href="${url}">x</a>`]) {
+      const html = text(await run(markdownEngine, { text: md }));
+      assert.doesNotMatch(html, /<a [^>]*href="[^"]*(javascript|vbscript|data):/i, `${JSON.stringify(md)} → ${html}`);
+      assert.doesNotMatch(html, /<img [^>]*src="[^"]*(javascript|vbscript|data):/i, `${JSON.stringify(md)} → ${html}`);
+      assert.doesNotMatch(html, /<(script|iframe|object)/i);
+    }
+  }
+});
+
+// The issue's input: 199,395 characters of growing backtick runs, 24.6 s on the old hand-written parser.
+test('markdown_to_html renders growing backtick runs (quadratic for a naive parser) within a generous limit', { timeout: 60_000 }, async () => {
+  let md = '';
+  for (let k = 1; k <= 630; k++) md += '`'.repeat(k) + 'a';
+  const html = text(await run(markdownEngine, { text: md }));
+  assert.ok(html.startsWith('<p>'));
+});
+
+test('json_extract finds a fenced JSON block inside surrounding prose', async () => {
+  const answer = 'Sure! Here is the data you asked for:\n\n```json\n{"items": [{"name": "a"}, {"name": "b"}]}\n```\n\nLet me know if you need more.';
+  assert.equal(text(await run(jsonExtractEngine, { json: answer, path: '$.items[1].name' })), 'b');
+  // A block marked json wins over an earlier unmarked one that is not JSON.
+  const two = 'Code:\n```\nnot json\n```\nData:\n~~~JSON\n[1, 2, 3]\n~~~\n';
+  assert.equal(text(await run(jsonExtractEngine, { json: two, path: '$[2]' })), '3');
+  await assert.rejects(run(jsonExtractEngine, { json: 'no json here, only prose', path: '$' }), EngineInputError);
+  await assert.rejects(run(jsonExtractEngine, { json: 'prose\n```json\n{broken\n```', path: '$' }), /no fenced block in it is either/);
 });
 
 test('word_count counts by Unicode rules', async () => {

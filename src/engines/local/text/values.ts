@@ -1,3 +1,4 @@
+import MarkdownIt from 'markdown-it';
 import { EngineInputError } from '../../types.js';
 
 /**
@@ -26,13 +27,29 @@ export function unescapeSeparator(s: string): string {
 export function parseJsonInput(v: unknown, field: string): unknown {
   if (typeof v !== 'string') return v;
   const s = v.trim();
-  // Models often wrap JSON in a ```json fence; accept that rather than fail.
-  const fenced = /^```[a-zA-Z]*\s*\n([\s\S]*?)\n?```$/.exec(s);
   try {
-    return JSON.parse(fenced ? fenced[1]! : s);
+    return JSON.parse(s);
   } catch (e) {
-    throw new EngineInputError(`${field} is not valid JSON: ${(e as Error).message}`);
+    // Models often wrap JSON in a ```json fence, with prose around it: take the first fenced block that
+    // parses (blocks marked json first). markdown-it finds the fences in linear time.
+    const fences = fencedBlocks(s);
+    for (const block of [...fences.filter((b) => /^json/i.test(b.info)), ...fences.filter((b) => !/^json/i.test(b.info))]) {
+      try {
+        return JSON.parse(block.content);
+      } catch {
+        // try the next block
+      }
+    }
+    throw new EngineInputError(`${field} is not valid JSON${fences.length ? ', and no fenced block in it is either' : ''}: ${(e as Error).message}`);
   }
+}
+
+const markdown = new MarkdownIt('commonmark');
+
+/** The fenced code blocks of a Markdown text, with their info strings (```json → "json"). */
+export function fencedBlocks(text: string): Array<{ info: string; content: string }> {
+  if (!text.includes('```') && !text.includes('~~~')) return [];
+  return markdown.parse(text, {}).filter((t) => t.type === 'fence').map((t) => ({ info: t.info.trim(), content: t.content }));
 }
 
 export function textOutput(text: string) {

@@ -2,9 +2,9 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/pool.js';
 import type { FileService } from '../files/service.js';
 import type { JobQueue } from '../queue/queue.js';
-import type { NodeRunService } from './service.js';
+import type { NodeRunService } from '../runs/service.js';
 import type { WorkflowRunService } from '../workflows/runService.js';
-import * as q from './queries.js';
+import * as q from '../runs/queries.js';
 
 /**
  * Periodic upkeep, safe to run in every worker process at once (each step is guarded in SQL):

@@ -4,7 +4,9 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { EngineContext, EngineOutputs, FetchMediaOptions, Media, OutputValue } from '../engines/types.js';
 import type { FileService } from '../files/service.js';
-import type { StoredOutput } from './view.js';
+import type { StoredOutput } from '../runs/view.js';
+import type { EnginePools } from './pools.js';
+import { RunFailure } from './failure.js';
 
 export interface EngineJob {
   accountId: string;
@@ -30,6 +32,9 @@ export class EngineRunner {
     private readonly files: FileService,
     private readonly log: Logger,
     private readonly fetchMediaFor: (accountId: string, signal: AbortSignal) => (url: string, opts?: FetchMediaOptions) => Promise<Media>,
+    private readonly pools: EnginePools,
+    /** Attempts when the engine's process dies (the same input crashing this often fails the run). */
+    private readonly crashAttempts = 2,
   ) {}
 
   async run(job: EngineJob): Promise<EngineOutputs> {
@@ -55,7 +60,20 @@ export class EngineRunner {
       },
       fetchMedia: this.fetchMediaFor(job.accountId, job.signal),
     };
-    return engine.execute({ nodeType: job.nodeType, subModelId: mode.subModelId, input: job.input, options: mode.engine.options ?? {} }, ctx);
+    const req = { nodeType: job.nodeType, subModelId: mode.subModelId, input: job.input, options: mode.engine.options ?? {} };
+    // The engine runs in a child process (pools.ts); a child that dies is one failed attempt, retried a
+    // bounded number of times on a fresh child before the run fails.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.pools.execute(engine.id, req, ctx);
+      } catch (err) {
+        if (!(err instanceof RunFailure) || err.code !== 'ENGINE_CRASHED' || job.signal.aborted) throw err;
+        this.log.warn({ ...job.logContext, attempt, err: err.message }, 'engine process died');
+        if (attempt >= this.crashAttempts) {
+          throw new RunFailure('ENGINE_CRASHED', `${err.message} (${attempt} attempt${attempt === 1 ? '' : 's'})`);
+        }
+      }
+    }
   }
 
   /** Saves file outputs (rows in the caller's transaction) and returns what the run stores. */

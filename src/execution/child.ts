@@ -1,0 +1,138 @@
+import type { Engine, EngineContext, EngineOutputs, ExecuteRequest, FetchMediaOptions, Media } from '../engines/types.js';
+import { outputBytes } from './limits.js';
+import type { ChildMessage, ParentMessage } from './protocol.js';
+
+/**
+ * Runs inside an engine child process (one task at a time; see pool.ts). Builds this build's engines
+ * once per child, runs the engine named by the task with a context whose progress, logs and media
+ * fetches are messages to the parent, and refuses an output over the size limit before it is sent, so
+ * an oversized result never reaches the service's memory.
+ */
+
+export interface EngineSetup {
+  modelsDir: string;
+  allowPrivateUrls: boolean;
+  /** A module exporting `engines` (test-only engines); set by tests, never in production. */
+  testEnginesModule?: string;
+}
+
+export interface ChildTask {
+  taskId: string;
+  engineId: string;
+  req: ExecuteRequest;
+  deadline: number;
+  tmpDir: string;
+  maxOutputBytes: number;
+  setup: EngineSetup;
+}
+
+export interface SerializedError {
+  name: string;
+  message: string;
+  retryable?: boolean;
+  code?: string;
+}
+
+export type ChildResult = { ok: true; outputs: EngineOutputs } | { ok: false; error: SerializedError };
+
+const send = (m: ChildMessage) => {
+  try {
+    process.send?.(m);
+  } catch {
+    // Unserialisable log data: the message is dropped rather than failing the run.
+  }
+};
+
+let engines: Promise<Map<string, Engine>> | undefined;
+let current: AbortController | undefined;
+let mediaSeq = 0;
+const media = new Map<number, { resolve(m: Media): void; reject(e: Error): void }>();
+
+async function loadEngines(setup: EngineSetup): Promise<Map<string, Engine>> {
+  const { allEngines } = await import('../engines/all.js');
+  const { loadConfig } = await import('../config.js');
+  const config = loadConfig({ ...process.env, MODELS_DIR: setup.modelsDir, ATELIER_ALLOW_PRIVATE_URLS: setup.allowPrivateUrls ? '1' : '' });
+  const list = allEngines(config);
+  if (setup.testEnginesModule) list.push(...((await import(setup.testEnginesModule)) as { engines: Engine[] }).engines);
+  return new Map(list.map((e) => [e.id, e]));
+}
+
+process.on('message', (m: ParentMessage) => {
+  if (!m || typeof m !== 'object' || !('t' in m)) return;
+  if (m.t === 'media') {
+    const p = media.get(m.id);
+    if (!p) return;
+    media.delete(m.id);
+    if (m.error) p.reject(rebuildError(m.error));
+    else p.resolve({ bytes: Buffer.from(m.bytes!.buffer, m.bytes!.byteOffset, m.bytes!.byteLength), contentType: m.contentType! });
+  } else if (m.t === 'abort') {
+    current?.abort(new Error('canceled'));
+  }
+});
+
+// The pool ends a child with SIGTERM (then SIGKILL after a second): abort the engine first so it stops
+// the programs it started (ffmpeg, llama.cpp) instead of leaving them running without a parent.
+process.on('SIGTERM', () => {
+  if (!current) process.exit(0);
+  current.abort(new Error('canceled'));
+  setTimeout(() => process.exit(143), 200);
+});
+
+// The service process died (kill -9 included): stop the engine and leave, rather than run on unowned.
+process.on('disconnect', () => {
+  current?.abort(new Error('canceled'));
+  setTimeout(() => process.exit(1), current ? 200 : 0);
+});
+
+function rebuildError(e: SerializedError): Error {
+  const err = new Error(e.message);
+  err.name = e.name;
+  Object.assign(err, { retryable: e.retryable, code: e.code });
+  return err;
+}
+
+function serializeError(err: unknown): SerializedError {
+  if (err instanceof Error) {
+    const x = err as Error & { retryable?: unknown; code?: unknown };
+    return { name: err.name, message: err.message, retryable: x.retryable === true, code: typeof x.code === 'string' ? x.code : undefined };
+  }
+  return { name: 'Error', message: String(err) };
+}
+
+export default async function runTask(task: ChildTask): Promise<ChildResult> {
+  send({ t: 'hello', taskId: task.taskId, pid: process.pid });
+  const ctl = new AbortController();
+  current = ctl;
+  try {
+    engines ??= loadEngines(task.setup);
+    if (task.engineId === '') {
+      await engines; // a warm-up task: load the engines, run nothing
+      return { ok: true, outputs: {} };
+    }
+    const engine = (await engines).get(task.engineId);
+    if (!engine) throw new Error(`engine ${task.engineId} is not part of this build`);
+    const log = (level: 'debug' | 'info' | 'warn') => (msg: string, data?: Record<string, unknown>) => send({ t: 'log', taskId: task.taskId, level, msg, data });
+    const ctx: EngineContext = {
+      signal: ctl.signal,
+      deadline: task.deadline,
+      tmpDir: task.tmpDir,
+      progress: (fraction, message) => send({ t: 'progress', taskId: task.taskId, fraction, message }),
+      log: { debug: log('debug'), info: log('info'), warn: log('warn') },
+      fetchMedia: (url: string, opts?: FetchMediaOptions) => new Promise<Media>((resolve, reject) => {
+        const id = ++mediaSeq;
+        media.set(id, { resolve, reject });
+        send({ t: 'fetchMedia', taskId: task.taskId, id, url, opts });
+      }),
+    };
+    const outputs = await engine.execute(task.req, ctx);
+    const size = outputBytes(outputs);
+    if (size > task.maxOutputBytes) {
+      return { ok: false, error: { name: 'RunFailure', code: 'OUTPUT_TOO_LARGE', message: `the output is ${size} bytes, over this server's limit of ${task.maxOutputBytes} bytes per run (ATELIER_MAX_OUTPUT_BYTES)` } };
+    }
+    return { ok: true, outputs };
+  } catch (err) {
+    return { ok: false, error: serializeError(err) };
+  } finally {
+    current = undefined;
+  }
+}

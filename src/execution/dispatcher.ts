@@ -1,0 +1,108 @@
+import type { Logger } from 'pino';
+import { isConnectionError, retryOnConnectionLoss, type Db } from '../db/pool.js';
+import { CHANNELS, type Notifier } from '../db/notifier.js';
+import type { JobQueue, RunJob } from '../queue/queue.js';
+import { ABORT, type LeasedTaskRunner } from './leasedTask.js';
+
+/** What the dispatcher hands each kind of job to (runs/ and workflows/ implement these; neither imports the other). */
+export interface JobHandlers {
+  /** A standalone run. */
+  executeRun(runId: string): Promise<void>;
+  /** A workflow's advance step (which may run the first ready node at once). */
+  advanceWorkflow(runId: string): Promise<void>;
+  /** One workflow node. */
+  executeNode(runId: string, nodeId: string): Promise<void>;
+}
+
+/**
+ * Consumes the run queue and routes each job to its handler; owns what every kind shares: the cancel
+ * subscription (aborting the task's engine through the leased-task runner), re-queuing jobs picked up
+ * while the database was away, and a graceful stop that lets running tasks finish, then aborts and hands
+ * back the rest.
+ */
+export class JobDispatcher {
+  /** Every job this process is handling, so a stop can wait for them. */
+  private readonly inFlight = new Set<Promise<void>>();
+  private unsubscribe: (() => void) | undefined;
+  private stopping = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly queue: JobQueue,
+    private readonly notifier: Notifier,
+    private readonly tasks: LeasedTaskRunner,
+    private readonly handlers: JobHandlers,
+    private readonly log: Logger,
+    private readonly opts: { concurrency: number },
+  ) {}
+
+  async start(): Promise<void> {
+    // A cancel NOTIFY names the run (`runId`) or one workflow node (`runId:nodeId`).
+    this.unsubscribe = await this.notifier.subscribe(CHANNELS.cancel, (key) => this.tasks.abort(key, ABORT.canceled));
+    await this.queue.work(this.opts.concurrency, (job) => this.track(this.dispatch(job).catch((err) => {
+      if (isConnectionError(err)) {
+        // The database went away before the run was claimed: send the job again (claims are guarded, so
+        // a duplicate is harmless) rather than wait for the sweeper's backstop.
+        this.log.warn({ err, job }, 'database connection lost while picking up a job; re-queuing it');
+        this.requeueLater(job);
+        return;
+      }
+      // The run's state is in PostgreSQL; the sweeper re-queues whatever this left unfinished.
+      this.log.error({ err, job }, 'run job failed');
+    })));
+  }
+
+  private track(p: Promise<void>): Promise<void> {
+    this.inFlight.add(p);
+    return p.finally(() => this.inFlight.delete(p));
+  }
+
+  private requeueLater(job: RunJob, delayMs = 500): void {
+    setTimeout(() => {
+      retryOnConnectionLoss(() => this.db.tx((tx) => this.queue.enqueueRun(tx, job, 120)))
+        .catch((err) => this.log.warn({ err, job }, 'could not re-queue a job; the sweeper will'));
+    }, delayMs).unref();
+  }
+
+  /** A job is a standalone run, a workflow's advance step, or one workflow node. */
+  private async dispatch(job: RunJob): Promise<void> {
+    // A job fetched while stopping belongs to another worker: put it back instead of dropping it.
+    if (this.stopping) return this.db.tx((tx) => this.queue.enqueueRun(tx, job, 120));
+    if (job.nodeId) return this.handlers.executeNode(job.runId, job.nodeId);
+    // Jobs carry their kind; only a job queued without one (an older release) costs a lookup.
+    const kind = job.kind ?? (await this.db.query(`SELECT kind FROM runs WHERE id = $1`, [job.runId])).rows[0]?.kind;
+    if (kind === 'workflow') return this.handlers.advanceWorkflow(job.runId);
+    if (kind === 'node') return this.handlers.executeRun(job.runId);
+  }
+
+  /**
+   * Stops taking jobs, lets the running ones finish for up to `graceMs`, then aborts the rest and hands
+   * them back (lease released and job re-queued, so another worker starts them at once).
+   */
+  async stop(graceMs = 0): Promise<void> {
+    this.stopping = true;
+    this.tasks.accepting = false;
+    await this.queue.stopWorking();
+    if (!(await settledWithin([...this.inFlight], graceMs))) {
+      this.tasks.abortAll(ABORT.shuttingDown);
+      // Engines stop on abort (their child is killed); one that does not is left behind (its settle will be refused).
+      await settledWithin([...this.inFlight], 5000);
+      await this.tasks.handBackRemaining();
+    }
+    this.unsubscribe?.();
+  }
+}
+
+/** Resolves true when every promise settled within `ms`, false when time ran out first. */
+export async function settledWithin(promises: Promise<unknown>[], ms: number): Promise<boolean> {
+  if (promises.length === 0) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([Promise.allSettled(promises).then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * Run failure codes (api-decisions.md, "Run failures"): kept in the run record's `errorCode` beside the
+ * message. An engine's own errors carry none.
+ */
+export type RunErrorCode = 'OUTPUT_TOO_LARGE' | 'ENGINE_CRASHED' | 'ENGINE_TIMEOUT';
+
+/** A failure the execution layer names: the run fails with this message and code, nothing charged. */
+export class RunFailure extends Error {
+  override name = 'RunFailure';
+  constructor(readonly code: RunErrorCode, message: string, readonly retryable = false) {
+    super(message);
+  }
+}
+
+/** The error code a failed attempt is stored with, if it has one. */
+export function errorCodeOf(err: unknown): RunErrorCode | null {
+  return err instanceof RunFailure ? err.code : null;
+}

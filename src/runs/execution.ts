@@ -1,0 +1,95 @@
+import type { Db } from '../db/pool.js';
+import type { EngineOutputs } from '../engines/types.js';
+import type { EngineRunner } from '../execution/engineRunner.js';
+import type { LeasedTaskRunner } from '../execution/leasedTask.js';
+import type { RunErrorCode } from '../execution/failure.js';
+import type { FileService } from '../files/service.js';
+import { recordEvent } from '../events/outbox.js';
+import type { JobQueue } from '../queue/queue.js';
+import type { Metrics } from '../ops/metrics.js';
+import { finishNodeRun } from './settle.js';
+import { renderOutput } from './view.js';
+import * as q from './queries.js';
+
+/** How many times a run may be picked up again after its worker died before it is failed as poison. */
+const MAX_ATTEMPTS = 3;
+
+/**
+ * Executes standalone runs on the shared leased-task runner: claims the run with a lease, and supplies
+ * the run's own heartbeat, settle and hand-back. A worker that dies leaves a lapsed lease the sweeper
+ * hands to another worker; a worker that outlives its lease finds its settle refused.
+ */
+export class NodeRunExecutor {
+  constructor(
+    private readonly db: Db,
+    private readonly runner: EngineRunner,
+    private readonly files: FileService,
+    private readonly queue: JobQueue,
+    private readonly tasks: LeasedTaskRunner,
+    /** The lease owner written on claimed runs (one per worker process). */
+    private readonly workerId: string,
+    private readonly opts: { leaseSeconds: number; metrics?: Metrics },
+  ) {}
+
+  async execute(runId: string): Promise<void> {
+    const claimed = (await this.db.tx(async (tx) => {
+      const run = (await tx.query(q.CLAIM_RUN, [runId, this.workerId, this.opts.leaseSeconds])).rows[0];
+      if (run && run.previous_status === 'QUEUED') {
+        await recordEvent(tx, { accountId: run.account_id, runId, workflowId: run.node_type, type: 'run.started', data: { status: 'RUNNING', totalNodes: 1 }, webhook: run.webhook });
+      }
+      return run;
+    })) as any;
+    if (!claimed) return; // finished, canceled, or held by a live worker
+    if (claimed.kind !== 'node') return;
+    if (claimed.attempts > MAX_ATTEMPTS) {
+      await this.settleFailure(runId, `the run stopped its worker ${claimed.attempts - 1} times and was given up`, null);
+      return;
+    }
+    const timeoutAt = Date.now() + claimed.timeout_seconds * 1000;
+    await this.tasks.run({
+      key: runId,
+      logContext: { runId },
+      scratchName: `${runId}-${claimed.attempts}`,
+      timeoutAt,
+      cancelAfter: claimed.cancel_after ? claimed.cancel_after.getTime() : null,
+      timeoutMessage: `timed out after ${Math.round((timeoutAt - claimed.started_at.getTime()) / 1000)} s`,
+      heartbeat: async () => (await this.db.query(q.HEARTBEAT, [runId, this.workerId, this.opts.leaseSeconds])).rowCount !== 0,
+      execute: (signal, deadline, tmpDir) => this.runner.run({
+        accountId: claimed.account_id, nodeType: claimed.node_type, subModelId: claimed.sub_model_id, input: claimed.input, signal, deadline, tmpDir,
+        logContext: { runId },
+        onProgress: (f, message) => void this.db.query(q.PROGRESS, [runId, this.workerId, f, message ?? null]).catch(() => {}),
+      }),
+      settleSuccess: (outputs) => this.settleSuccess(claimed, outputs),
+      settleFailure: (message, code) => this.settleFailure(runId, message, code),
+      handBack: () => this.handBack(runId),
+    });
+  }
+
+  /** Gives a run this worker holds back to the queue: not a crash, so the attempt does not count. */
+  private async handBack(runId: string): Promise<void> {
+    await this.db.tx(async (tx) => {
+      const r = await tx.query(q.HAND_BACK_RUN, [runId, this.workerId]);
+      if (r.rowCount) await this.queue.enqueueRun(tx, { runId, kind: 'node' }, 120);
+    });
+  }
+
+  private async settleSuccess(run: any, outputs: EngineOutputs): Promise<boolean> {
+    const done = await this.db.tx(async (tx) => {
+      const stored = await this.runner.store(tx, run.account_id, run.id, outputs);
+      const eventOutputs = (await renderOutput(this.files, stored, tx)).output;
+      return finishNodeRun(tx, { runId: run.id, status: 'COMPLETED', output: stored, leaseOwner: this.workerId, from: ['RUNNING'], eventOutputs });
+    });
+    this.observe(done);
+    return done !== undefined;
+  }
+
+  private async settleFailure(runId: string, message: string, errorCode: RunErrorCode | null): Promise<boolean> {
+    const done = await this.db.tx((tx) => finishNodeRun(tx, { runId, status: 'FAILED', error: message.slice(0, 2000), errorCode, leaseOwner: this.workerId, from: ['RUNNING'] }));
+    this.observe(done);
+    return done !== undefined;
+  }
+
+  private observe(run: any): void {
+    if (run) this.opts.metrics?.observeRun('node', run.node_type, run.status, run.started_at, run.finished_at);
+  }
+}
