@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { Engine, EngineContext, EngineOutputs, ExecuteRequest, FetchMediaOptions, Media } from '../engines/types.js';
 import { outputBytes } from './limits.js';
 import type { ChildMessage, ParentMessage } from './protocol.js';
@@ -125,7 +126,7 @@ export default async function runTask(task: ChildTask): Promise<ChildResult> {
       }),
     };
     const outputs = await engine.execute(task.req, ctx);
-    const size = outputBytes(outputs);
+    const size = outputBytes(outputs, (file) => statSync(file).size);
     if (size > task.maxOutputBytes) {
       return { ok: false, error: { name: 'RunFailure', code: 'OUTPUT_TOO_LARGE', message: `the output is ${size} bytes, over this server's limit of ${task.maxOutputBytes} bytes per run (ATELIER_MAX_OUTPUT_BYTES)` } };
     }

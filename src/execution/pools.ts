@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { Tinypool, type TinypoolChannel } from 'tinypool';
 import { EngineError, EngineInputError, type EngineContext, type EngineOutputs, type ExecuteRequest, type OutputValue } from '../engines/types.js';
@@ -154,7 +155,19 @@ function rebuildError(e: SerializedError): Error {
 
 /** Bytes come back as Uint8Array from some serialisers; engines' consumers expect Buffers. */
 function normalizeOutputs(outputs: EngineOutputs): EngineOutputs {
-  const fix = (v: OutputValue): OutputValue => (v.kind === 'file' && !Buffer.isBuffer(v.data) ? { ...v, data: Buffer.from((v.data as Uint8Array).buffer, (v.data as Uint8Array).byteOffset, (v.data as Uint8Array).byteLength) } : v);
+  const fix = (v: OutputValue): OutputValue => {
+    if (v.kind !== 'file' || Buffer.isBuffer(v.data)) return v;
+    if (v.data === undefined && v.path !== undefined) {
+      // The bytes stayed in the run's scratch file (a large video): the store streams them from `path`; `data`
+      // reads them only if someone asks, as on the engine's side of the process boundary.
+      const file = v.path;
+      let data: Buffer | undefined;
+      const out = { ...v };
+      Object.defineProperty(out, 'data', { enumerable: false, configurable: true, get: () => (data ??= readFileSync(file)) });
+      return out;
+    }
+    return { ...v, data: Buffer.from((v.data as Uint8Array).buffer, (v.data as Uint8Array).byteOffset, (v.data as Uint8Array).byteLength) };
+  };
   const out: EngineOutputs = {};
   for (const [k, v] of Object.entries(outputs)) out[k] = Array.isArray(v) ? v.map(fix) : fix(v);
   return out;

@@ -35,11 +35,11 @@ const WORKFLOW_RUN = {
     estimatedCredits: 200, actualCredits: 200,
   }],
 };
-const MODEL = { nodeType: 'espeak_tts', name: 'eSpeak text to speech', description: 'Speech from text with eSpeak NG', category: 'audio', icon: 'volume-2', accent: '#4f46e5', available: true, provider: 'local' };
+const MODEL = { nodeType: 'espeak_tts', name: 'eSpeak text to speech', description: 'Speech from text with eSpeak NG', category: 'audio', icon: 'volume-2', accent: '#4f46e5', available: true, provider: 'local', engine: 'tool' };
 
 export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
   'models.list': { 200: [MODEL] },
-  'models.search': { 200: { modelCatalog: { 'text-to-speech': [{ modelId: 'espeak_tts', nodeType: 'espeak_tts', name: MODEL.name, description: MODEL.description, available: true }] }, categoryRoles: { 'text-to-speech': 'GENERATE' }, usage: 'Pick a model, read its schema, then run it.' } },
+  'models.search': { 200: { modelCatalog: { 'text-to-speech': [{ modelId: 'espeak_tts', nodeType: 'espeak_tts', name: MODEL.name, description: MODEL.description, available: true, engine: 'tool' }] }, categoryRoles: { 'text-to-speech': 'GENERATE' }, usage: 'Pick a model, read its schema, then run it.' } },
   'models.catalog': { 200: { total: 1, categories: [{ category: 'audio', label: 'Audio', models: [{ nodeType: 'espeak_tts', name: MODEL.name }] }] } },
   'models.schema': { 200: {
     modelId: 'espeak_tts', nodeType: 'espeak_tts', subModelId: null, name: MODEL.name, category: 'audio', description: MODEL.description, features: [], capabilities: {},
