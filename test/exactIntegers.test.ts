@@ -2,6 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { AppError } from '../src/errors.js';
+import { grant } from '../src/billing/ledger.js';
 
 /**
  * Every microcredit figure in JSON is exact (issue 15: ten grants of 10^15 on a balance of 1 made the API
@@ -43,4 +44,21 @@ test('the OpenAPI document says how large a balance can be', async () => {
   const doc = (await srv.request('GET', '/v1/openapi.json')).body;
   const text = JSON.stringify(doc);
   assert.match(text, /9007199254740991 \(Number\.MAX_SAFE_INTEGER\)/);
+});
+
+test('a subscription\'s monthly grant fills a balance up to the limit instead of failing the scheduler', async () => {
+  const u = await srv.user({ microcredits: 0n });
+  let left = BigInt(Number.MAX_SAFE_INTEGER) - 10n;
+  while (left > 0n) {
+    const step = left > 10n ** 15n ? 10n ** 15n : left;
+    await srv.services.credits.grant(u.accountId, step);
+    left -= step;
+  }
+  const b = await srv.services.db.tx((tx) => grant(tx, u.accountId, 1_000n, { kind: 'subscription_grant', note: 'test period' }));
+  assert.equal(b.posted, BigInt(Number.MAX_SAFE_INTEGER));
+  const row = (await srv.services.db.query(`SELECT posted_delta FROM ledger_entries WHERE account_id = $1 AND kind = 'subscription_grant'`, [u.accountId])).rows;
+  assert.deepEqual(row.map((r) => r.posted_delta), [10n]);
+  // Full: nothing more is written.
+  await srv.services.db.tx((tx) => grant(tx, u.accountId, 1_000n, { kind: 'subscription_grant' }));
+  assert.equal((await srv.services.db.query(`SELECT count(*)::int AS n FROM ledger_entries WHERE account_id = $1 AND kind = 'subscription_grant'`, [u.accountId])).rows[0].n, 1);
 });
