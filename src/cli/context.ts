@@ -8,6 +8,9 @@ import type { Db } from '../db/pool.js';
  * started). The database layer and the services are imported on first use, so commands that only talk
  * to a running server over HTTP start quickly.
  */
+/** The embedded database's start-up notes (first-start initialisation, waiting for another process) on stderr. */
+const startupNote = (msg: string) => process.stderr.write(`atelier: ${msg}\n`);
+
 export class CliContext {
   readonly config: Config = loadConfig();
   private database: Database | undefined;
@@ -17,7 +20,7 @@ export class CliContext {
     if (!this.services_) {
       const { openDatabase } = await import('../db/connect.js');
       const { createServices } = await import('../services.js');
-      this.database ??= await openDatabase(this.config, { poolSize: 3 });
+      this.database ??= await openDatabase(this.config, { poolSize: 3, log: startupNote });
       this.services_ = await createServices(this.config, this.database.db);
     }
     return this.services_;
@@ -27,7 +30,7 @@ export class CliContext {
   async db(): Promise<Db> {
     if (!this.database) {
       const { openDatabase } = await import('../db/connect.js');
-      this.database = await openDatabase(this.config, { poolSize: 3 });
+      this.database = await openDatabase(this.config, { poolSize: 3, log: startupNote });
     }
     return this.database.db;
   }

@@ -254,3 +254,31 @@ describe('atelier models and estimate', () => {
     assert.ok(restWf.totalMicrocredits > 0);
   });
 });
+
+describe('retries (issue 16, item 14)', () => {
+  test('a model whose provider is not configured (503 MODEL_UNAVAILABLE) is asked once, not retried', async () => {
+    // A counting pass-through proxy in front of the real server.
+    const http = await import('node:http');
+    let runPosts = 0;
+    const target = new URL(srv.url);
+    const proxy = http.createServer((req, res) => {
+      if (req.method === 'POST' && req.url?.startsWith('/v1/nodes/flux_2_pro/run')) runPosts++;
+      const up = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (upRes) => {
+        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+        upRes.pipe(res);
+      });
+      up.on('error', () => res.destroy());
+      req.pipe(up);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (proxy.address() as import('node:net').AddressInfo).port;
+      const r = await cli(['run', 'flux_2_pro', '--input', 'prompt=a lighthouse'], { ATELIER_URL: `http://127.0.0.1:${port}` });
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /MODEL_UNAVAILABLE|cannot run on this server/);
+      assert.equal(runPosts, 1, 'the run was asked for once');
+    } finally {
+      proxy.close();
+    }
+  });
+});
