@@ -36,7 +36,7 @@ export function Palette({ catalog, onAdd, disabled }: { catalog: Catalog; onAdd:
     if (result?.modelCatalog) return Object.entries(result.modelCatalog);
     if (result?.noMatch) return [];
     const byCat = new Map<string, SearchEntry[]>();
-    for (const m of catalog.models) {
+    for (const m of catalog.models.filter((x) => !x.deprecated)) {
       for (const mode of m.modes) {
         const list = byCat.get(m.category) ?? byCat.set(m.category, []).get(m.category)!;
         list.push({ modelId: m.multiMode ? mode.subModelId : m.nodeType, nodeType: m.nodeType, ...(m.multiMode ? { subModelId: mode.subModelId } : {}), name: m.multiMode ? `${m.name} — ${mode.label}` : m.name, description: mode.description, available: m.available && mode.available });

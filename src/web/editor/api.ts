@@ -40,6 +40,7 @@ export interface CatalogModel {
   multiMode: boolean;
   available: boolean;
   unavailableReason?: string;
+  deprecated?: { at: string; replacement: string };
   modes: CatalogMode[];
 }
 

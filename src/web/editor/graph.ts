@@ -39,6 +39,7 @@ export class Catalog {
   readonly lookup: ModeLookup = (node) => {
     const model = this.byType.get(node.type);
     if (!model) return { error: `unknown model ${node.type}` };
+    if (model.deprecated) return { error: `${node.type} is retired; use ${model.deprecated.replacement}` };
     const mode = node.subModelId ? model.modes.find((m) => m.subModelId === node.subModelId) : model.modes[0];
     if (!mode) return { error: `${node.type} has no sub-model ${node.subModelId}` };
     return { mode: mode as unknown as ModeDef };

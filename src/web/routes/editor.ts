@@ -22,9 +22,10 @@ const Graph = {
 const MEDIA_TYPES = /^(image|audio|video)\/[a-z0-9.+-]+$/;
 const MAX_UPLOAD = 25 * 1024 * 1024;
 
-/** The models the editor's palette and forms need: every live model, its modes' fields and outputs, and whether it can run here. */
+/** The models the editor's palette and forms need: every model, its modes' fields and outputs, and whether it can run here. */
 export function editorCatalog(services: Services) {
-  return services.catalog.models.filter((m) => !m.deprecated).map((model) => {
+  // Retired models come too (a saved workflow may still hold one), marked so the palette leaves them out.
+  return services.catalog.models.map((model) => {
     const a = services.catalog.availability(model);
     return {
       nodeType: model.nodeType,
@@ -36,6 +37,7 @@ export function editorCatalog(services: Services) {
       multiMode: isMultiMode(model),
       available: a.available,
       ...(a.available ? {} : { unavailableReason: a.reason ?? 'unavailable' }),
+      ...(model.deprecated ? { deprecated: model.deprecated } : {}),
       modes: model.modes.map((mode) => ({
         subModelId: mode.subModelId,
         label: mode.label,
