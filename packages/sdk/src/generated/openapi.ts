@@ -1096,7 +1096,8 @@ export interface operations {
                      *         "icon": "volume-2",
                      *         "accent": "#4f46e5",
                      *         "available": true,
-                     *         "provider": "local"
+                     *         "provider": "local",
+                     *         "engine": "tool"
                      *       }
                      *     ]
                      */
@@ -1199,7 +1200,8 @@ export interface operations {
                      *             "nodeType": "espeak_tts",
                      *             "name": "eSpeak text to speech",
                      *             "description": "Speech from text with eSpeak NG",
-                     *             "available": true
+                     *             "available": true,
+                     *             "engine": "tool"
                      *           }
                      *         ]
                      *       },
