@@ -65,10 +65,12 @@ export const WorkflowNodeRunSchema = Type.Object({
   output: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true, description: 'By output handle; file outputs are signed URLs. Left out with inDetails=false' }))),
   logs: Type.Array(Type.Object({ at: Iso(), progress: Type.Number(), message: Nullable(Type.String()) }, { additionalProperties: true })),
   error: Nullable(Type.String()),
+  errorCode: Type.Optional(Nullable(Type.String({ description: 'A named node failure: INSUFFICIENT_CREDITS (its price at the input it would have run with exceeds the balance), OUTPUT_TOO_LARGE, ENGINE_CRASHED, ENGINE_TIMEOUT' }))),
   startedAt: Nullable(Iso()),
   finishedAt: Nullable(Iso()),
   estimatedCredits: Type.Integer({ description: 'Microcredits priced for this node' }),
   actualCredits: Type.Integer({ description: 'Microcredits charged for this node (0 when cached)' }),
+  creditUsed: Type.Integer({ description: 'The node\'s charge: the price of the model at the input it actually ran with (values arriving along edges included), the same figure a standalone run of that input costs; 0 when cached, skipped or failed' }),
 }, { $id: 'WorkflowNodeRun' });
 
 /**
