@@ -13,7 +13,8 @@ export const INSERT_RUN = `INSERT INTO runs
  *    turns into INSUFFICIENT_CREDITS (nothing is written);
  * 3. the run row, stamped as enqueued; 4. its ledger row; 5. its queue job (`jobSql`, from JobQueue,
  *    one job per row of the CTE named run).
- * No row back means no balance row for the account.
+ * No row back means no balance row for the account. It answers a few columns, not the whole row
+ * (RUN_BY_ID has that), so that it can be a prepared statement (Db.queryPrepared).
  * $1 id, $2 account, $3 kind, $4 node type, $5 sub-model, $6 workflow, $7 input, $8 cost, $9 webhook,
  * $10 cancel-after seconds, $11 timeout seconds, $12 idempotency key, $13 request hash, $14 scope.
  */
@@ -43,7 +44,7 @@ WITH claim AS (
 ), job AS (
   ${jobSql}
 )
-SELECT * FROM run`;
+SELECT id, account_id, kind, node_type, sub_model_id, status, estimated_microcredits, reserved_microcredits, created_at, enqueued_at FROM run`;
 }
 
 export const RUN_BY_ID = `SELECT * FROM runs WHERE id = $1`;
