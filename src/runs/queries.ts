@@ -1,9 +1,3 @@
-/** A new queued run, stamped as enqueued now: its job is sent in the same transaction. */
-export const INSERT_RUN = `INSERT INTO runs
-  (id, account_id, kind, node_type, sub_model_id, workflow_id, status, input, estimated_microcredits, reserved_microcredits, webhook, cancel_after, timeout_seconds, enqueued_at)
-  VALUES ($1, $2, $3, $4, $5, $6, 'QUEUED', $7, $8, $8, $9, CASE WHEN $10::int IS NULL THEN NULL ELSE now() + make_interval(secs => $10) END, $11, now())
-  RETURNING *`;
-
 /**
  * A standalone run created by one statement, committed on its own (all or nothing), in this order:
  * 1. the Idempotency-Key claim ($12 key or NULL, $13 request hash): a key already taken raises a
