@@ -17,7 +17,7 @@ export class CreditService {
 
   /** The balance and whether a subscription is active, in one round trip (GET /v1/credits/balance). */
   async balanceAndSubscription(accountId: string): Promise<Balance & { hasActiveSubscription: boolean }> {
-    const row = (await this.db.query(q.BALANCE_AND_SUBSCRIPTION, [accountId])).rows[0];
+    const row = (await this.db.queryPrepared('atelier_balance_and_subscription', q.BALANCE_AND_SUBSCRIPTION, [accountId])).rows[0];
     if (!row) throw new AppError('NOT_FOUND', 'account not found');
     const posted: bigint = row.posted;
     const reserved: bigint = row.reserved;

@@ -80,7 +80,7 @@ export class RateCounter {
     try {
       this.stats.statements++;
       this.stats.requests += ids.reduce((n, id) => n + batch.get(id)!.waiters.length, 0);
-      const rows = (await this.db.query(COUNT_REQUESTS, [
+      const rows = (await this.db.queryPrepared('atelier_count_requests', COUNT_REQUESTS, [
         ids,
         ids.map((id) => batch.get(id)!.waiters.length),
         ids.map((id) => batch.get(id)!.perMinute),

@@ -104,7 +104,7 @@ export class KeyService {
 
   constructor(private readonly db: Db, notifier?: Notifier) {
     this.cache = new KeyCache(async (hash) => {
-      const row = (await this.db.query(q.LOOKUP_KEY, [hash])).rows[0];
+      const row = (await this.db.queryPrepared('atelier_lookup_key', q.LOOKUP_KEY, [hash])).rows[0];
       return row ? toRecord(row) : undefined;
     }, notifier);
     this.counter = new RateCounter(db);

@@ -1,9 +1,3 @@
-/** A new queued run, stamped as enqueued now: its job is sent in the same transaction. */
-export const INSERT_RUN = `INSERT INTO runs
-  (id, account_id, kind, node_type, sub_model_id, workflow_id, status, input, estimated_microcredits, reserved_microcredits, webhook, cancel_after, timeout_seconds, enqueued_at)
-  VALUES ($1, $2, $3, $4, $5, $6, 'QUEUED', $7, $8, $8, $9, CASE WHEN $10::int IS NULL THEN NULL ELSE now() + make_interval(secs => $10) END, $11, now())
-  RETURNING *`;
-
 /**
  * A standalone run created by one statement, committed on its own (all or nothing), in this order:
  * 1. the Idempotency-Key claim ($12 key or NULL, $13 request hash): a key already taken raises a
@@ -13,7 +7,8 @@ export const INSERT_RUN = `INSERT INTO runs
  *    turns into INSUFFICIENT_CREDITS (nothing is written);
  * 3. the run row, stamped as enqueued; 4. its ledger row; 5. its queue job (`jobSql`, from JobQueue,
  *    one job per row of the CTE named run).
- * No row back means no balance row for the account.
+ * No row back means no balance row for the account. It answers a few columns, not the whole row
+ * (RUN_BY_ID has that), so that it can be a prepared statement (Db.queryPrepared).
  * $1 id, $2 account, $3 kind, $4 node type, $5 sub-model, $6 workflow, $7 input, $8 cost, $9 webhook,
  * $10 cancel-after seconds, $11 timeout seconds, $12 idempotency key, $13 request hash, $14 scope.
  */
@@ -43,7 +38,7 @@ WITH claim AS (
 ), job AS (
   ${jobSql}
 )
-SELECT * FROM run`;
+SELECT id, account_id, kind, node_type, sub_model_id, status, estimated_microcredits, reserved_microcredits, created_at, enqueued_at FROM run`;
 }
 
 export const RUN_BY_ID = `SELECT * FROM runs WHERE id = $1`;

@@ -27,6 +27,7 @@ export interface CreateNodeRun {
 }
 
 export interface CreatedRun {
+  /** The new run's main columns (id, status, estimated_microcredits, …), or a replayed run's whole row. */
   run: any;
   /** True when an earlier request with the same Idempotency-Key created it. */
   replayed: boolean;
@@ -80,7 +81,7 @@ export class NodeRunService {
     ];
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        const run = (await this.db.query(sql, values)).rows[0];
+        const run = (await this.db.queryPrepared('atelier_create_node_run', sql, values)).rows[0];
         if (!run) throw new AppError('NOT_FOUND', 'account not found');
         this.db.notifyAfterCommit(CHANNELS.jobs);
         return { run, replayed: false };
