@@ -30,7 +30,7 @@ import { WorkflowSchema } from './schemas/workflows.js';
 import type { Metrics } from '../ops/metrics.js';
 import { registerMetrics } from '../ops/metricsHttp.js';
 import { browserErrorPage, webApp } from '../web/plugin.js';
-import { FileViewSchema, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema, WorkflowNodeRunSchema, WorkflowRun } from './schemas/runs.js';
+import { EventTypeSchema, FileViewSchema, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema, WebhookEventSchema, WorkflowNodeRunSchema, WorkflowRun } from './schemas/runs.js';
 
 export interface AppOptions {
   /** The process logger; omitted, the app logs nothing (tests). */
@@ -85,7 +85,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   app.addSchema(ErrorResponse);
   await registerOpenApi(app, services.config.publicUrl);
   await app.register(healthRoutes, { services });
-  for (const schema of [SubModel, ModelEntry, ModelSchema, ModelPricing, SearchResponse, CatalogResponse, WebhookConfigSchema, FileViewSchema, NodeRunSchema, RunCreatedSchema, WorkflowSchema, WorkflowNodeRunSchema, WorkflowRun]) app.addSchema(schema);
+  for (const schema of [SubModel, ModelEntry, ModelSchema, ModelPricing, SearchResponse, CatalogResponse, EventTypeSchema, WebhookEventSchema, WebhookConfigSchema, FileViewSchema, NodeRunSchema, RunCreatedSchema, WorkflowSchema, WorkflowNodeRunSchema, WorkflowRun]) app.addSchema(schema);
   await app.register(creditRoutes, { services });
   await app.register(modelRoutes, { services });
   await app.register(estimateRoutes, { services });

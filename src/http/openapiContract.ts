@@ -1,3 +1,5 @@
+import { EVENT_TYPES } from '../events/types.js';
+
 /**
  * What the OpenAPI document says beyond the route schemas, by rule and in one place: operation ids (the
  * SDK's method names), the error statuses every route can answer with, the response headers, media types
@@ -100,6 +102,16 @@ export function completeDocument(doc: Json, examples: Record<string, Record<stri
     fileExpiry: { type: 'apiKey', in: 'query', name: 'exp', description: 'The exp (Unix seconds) of a signed file URL' },
   };
   doc.tags = ['models', 'nodes', 'runs', 'workflows', 'credits', 'webhooks', 'files'].map((name) => ({ name, description: TAGS[name] }));
+  // What a receiver gets: one POST per event, signed per Standard Webhooks (the same JSON is the data of SSE messages).
+  doc.webhooks = Object.fromEntries(EVENT_TYPES.map((type) => [type, { post: {
+    operationId: `webhook.${type}`,
+    summary: `The ${type} event`,
+    description: 'Sent to the run\'s webhook.url, with webhook-id (the event id), webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of id.timestamp.body>) headers. Any 2xx is delivered; 410 stops; anything else is retried on the schedule.',
+    security: [],
+    parameters: ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ({ in: 'header', name, required: true, schema: { type: 'string' } })),
+    requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookEvent' } } } },
+    responses: { '200': { description: 'Delivered (any 2xx)' }, '410': { description: 'Gone: no more attempts' } },
+  } }]));
   for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
     for (const [method, op] of Object.entries(item)) {
       const key = `${method.toUpperCase()} ${path}`;

@@ -19,7 +19,7 @@ export type ErrorBody = Schemas['ErrorResponse'];
 export type ErrorDetail = NonNullable<ErrorBody['details']>[number];
 export type NodeError = NonNullable<ErrorBody['nodeErrors']>[number];
 
-export type EventType = 'run.started' | 'run.completed' | 'run.failed' | 'run.canceled' | 'node.completed' | 'node.failed';
+export type EventType = Schemas['EventType'];
 
 export interface WebhookConfig {
   url: string;

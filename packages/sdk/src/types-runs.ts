@@ -41,17 +41,8 @@ export interface WorkflowRunListQuery {
   workflowId?: string;
 }
 
-/** The body of every webhook delivery and SSE event. */
-export interface WebhookEvent {
-  success: boolean;
-  type: EventType;
-  runId: string;
-  workflowId: string;
-  data: JsonObject;
-  metadata: JsonObject | null;
-  error: string | null;
-  createdAt: string;
-}
+/** The body of every webhook delivery and SSE event (the document's `webhooks`). */
+export type WebhookEvent = Schemas['WebhookEvent'];
 
 /** One Server-Sent Event of a run stream. */
 export interface RunStreamEvent {

@@ -1,6 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import { EVENT_TYPES } from '../../events/types.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+export const EventTypeSchema = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)), { $id: 'EventType' });
 
 export const WebhookConfigSchema = Type.Object({
   url: Type.String({ description: 'Receiver address (http or https)' }),
@@ -95,3 +98,15 @@ export const WorkflowRun = Type.Object({
 }, { $id: 'WorkflowRun' });
 
 export const WorkflowRunCreated = Type.Intersect([Type.Ref(WorkflowRun), RunIdField]);
+
+/** The body of every webhook delivery and the `data` of every SSE message of a run (spec 6.3). */
+export const WebhookEventSchema = Type.Object({
+  success: Type.Boolean({ description: 'false for run.failed, run.canceled and node.failed' }),
+  type: Type.Ref(EventTypeSchema),
+  runId: Type.String(),
+  workflowId: Nullable(Type.String({ description: 'The workflow of a workflow run' })),
+  data: Type.Object({}, { additionalProperties: true, description: 'run.completed of a model run: the run record\'s fields; of a workflow run: { status, completedNodes, failedNodes, outputs, actualCredits } (file outputs as signed URLs); node.completed: { nodeId, nodeType, status, cached, output }' }),
+  metadata: Nullable(Type.Object({}, { additionalProperties: true, description: 'The webhook\'s metadata, echoed' })),
+  error: Nullable(Type.String()),
+  createdAt: Type.String({ format: 'date-time' }),
+}, { $id: 'WebhookEvent' });

@@ -644,7 +644,128 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "run.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The run.started event
+         * @description Sent to the run's webhook.url, with webhook-id (the event id), webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of id.timestamp.body>) headers. Any 2xx is delivered; 410 stops; anything else is retried on the schedule.
+         */
+        post: operations["webhook.run.started"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "run.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The run.completed event
+         * @description Sent to the run's webhook.url, with webhook-id (the event id), webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of id.timestamp.body>) headers. Any 2xx is delivered; 410 stops; anything else is retried on the schedule.
+         */
+        post: operations["webhook.run.completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "run.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The run.failed event
+         * @description Sent to the run's webhook.url, with webhook-id (the event id), webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of id.timestamp.body>) headers. Any 2xx is delivered; 410 stops; anything else is retried on the schedule.
+         */
+        post: operations["webhook.run.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "run.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The run.canceled event
+         * @description Sent to the run's webhook.url, with webhook-id (the event id), webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of id.timestamp.body>) headers. Any 2xx is delivered; 410 stops; anything else is retried on the schedule.
+         */
+        post: operations["webhook.run.canceled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "node.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The node.completed event
+         * @description Sent to the run's webhook.url, with webhook-id (the event id), webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of id.timestamp.body>) headers. Any 2xx is delivered; 410 stops; anything else is retried on the schedule.
+         */
+        post: operations["webhook.node.completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "node.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The node.failed event
+         * @description Sent to the run's webhook.url, with webhook-id (the event id), webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of id.timestamp.body>) headers. Any 2xx is delivered; 410 stops; anything else is retried on the schedule.
+         */
+        post: operations["webhook.node.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         ErrorResponse: {
@@ -782,6 +903,24 @@ export interface components {
                     [key: string]: unknown;
                 }[];
             }[];
+        };
+        EventType: "run.started" | "run.completed" | "run.failed" | "run.canceled" | "node.completed" | "node.failed";
+        WebhookEvent: {
+            /** @description false for run.failed, run.canceled and node.failed */
+            success: boolean;
+            type: components["schemas"]["EventType"];
+            runId: string;
+            workflowId: string | null;
+            /** @description run.completed of a model run: the run record's fields; of a workflow run: { status, completedNodes, failedNodes, outputs, actualCredits } (file outputs as signed URLs); node.completed: { nodeId, nodeType, status, cached, output } */
+            data: {
+                [key: string]: unknown;
+            };
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            error: string | null;
+            /** Format: date-time */
+            createdAt: string;
         };
         WebhookConfig: {
             /** @description Receiver address (http or https) */
@@ -6673,6 +6812,204 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
+            };
+        };
+    };
+    "webhook.run.started": {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.run.completed": {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.run.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.run.canceled": {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.node.completed": {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.node.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
