@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import os from 'node:os';
 import type { Engine, EngineContext, EngineOutputs, ExecuteRequest, FetchMediaOptions, Media } from '../engines/types.js';
 import { outputBytes } from './limits.js';
 import type { ChildMessage, ParentMessage } from './protocol.js';
@@ -56,6 +57,14 @@ async function loadEngines(setup: EngineSetup): Promise<Map<string, Engine>> {
   const list = allEngines(config);
   if (setup.testEnginesModule) list.push(...((await import(setup.testEnginesModule)) as { engines: Engine[] }).engines);
   return new Map(list.map((e) => [e.id, e]));
+}
+
+// Engines yield the CPU to the service: a child (and every program it starts) runs at a lower priority,
+// so a busy encode on the same machine does not slow the API's answers (ATELIER_ENGINE_NICE, 0 to keep).
+try {
+  os.setPriority(0, Math.max(0, Math.min(19, Number(process.env.ATELIER_ENGINE_NICE ?? 10) || 0)));
+} catch {
+  // not permitted here: run at the normal priority
 }
 
 process.on('message', (m: ParentMessage) => {

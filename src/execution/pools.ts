@@ -59,7 +59,10 @@ export class EnginePools {
         concurrentTasksPerWorker: 1,
         maxMemoryLimitBeforeRecycle: this.limits.recycleMemoryMb * 1024 * 1024,
         execArgv: [`--max-old-space-size=${this.limits.childMemoryMb}`],
-        env: Object.fromEntries(Object.entries({ ...this.env, ATELIER_ENGINE_CHILD: '1' }).filter((e): e is [string, string] => typeof e[1] === 'string')),
+        // The text utilities are short and bounded by their input limits: they keep the normal priority, so
+        // a cheap run stays fast on a busy machine; heavy families yield the CPU (child.ts, ATELIER_ENGINE_NICE).
+        env: Object.fromEntries(Object.entries({ ...this.env, ATELIER_ENGINE_CHILD: '1', ...(family === 'text' ? { ATELIER_ENGINE_NICE: '0' } : {}) })
+          .filter((e): e is [string, string] => typeof e[1] === 'string')),
         // Buffers (file outputs, fetched media) cross as bytes rather than as JSON arrays.
         serialization: 'advanced',
       });
