@@ -306,7 +306,7 @@ export const models: ModelDef[] = [
   single({
     nodeType: 'detect_objects',
     name: 'Detect objects',
-    description: 'Finds objects of the 80 COCO classes (people, animals, vehicles, furniture, food…) with the CenterNet detector of @vladmandic/human on TensorFlow.js WASM. JSON text with labels, scores and boxes, plus the image with boxes drawn.',
+    description: 'Finds objects of the 80 COCO classes (people, animals, vehicles, furniture, food…) with the small CenterNet detector of @vladmandic/human on TensorFlow.js WASM. JSON text with labels, scores and boxes, plus the image with boxes drawn. What it can and cannot do (measured on labelled sample photos, bench/results/models.md): it finds people, cups, motorcycles and horses, but mixes up similar classes (a cat reported as a dog) and labels things outside the 80 classes as the nearest one (a rocket as a clock), with scores of 0.3–0.5 that do not separate right from wrong; raise min_score to trade recall for precision, and use a remote vision model where a wrong label matters.',
     category: 'image', icon: 'scan-search', accent: '#3b82f6',
     mode: {
       label: 'Detect objects', category: 'image-understanding',
@@ -321,7 +321,7 @@ export const models: ModelDef[] = [
   single({
     nodeType: 'analyze_faces',
     name: 'Analyse faces',
-    description: 'Detects faces and estimates age, gender and emotion scores, head pose and key landmarks with @vladmandic/human (BlazeFace, FaceMesh, FaceRes) on TensorFlow.js WASM. Estimates are statistical guesses. JSON text plus the image with boxes and mesh points.',
+    description: 'Detects faces and estimates age, gender and emotion scores, head pose and key landmarks with @vladmandic/human (BlazeFace, FaceMesh, FaceRes) on TensorFlow.js WASM. JSON text plus the image with boxes and mesh points. Face boxes, landmarks and pose are dependable on clear portraits; faces the detector is unsure of (box score below 0.5) are not reported, so a picture with no face gives count 0. Age and gender are rough statistical guesses that are often wrong (measured on labelled portraits, bench/results/models.md: Grace Hopper read as male, an adult cameraman as about 10 years old): never use them to decide anything about a person.',
     category: 'image', icon: 'scan-face', accent: '#6366f1',
     mode: {
       label: 'Analyse faces', category: 'image-understanding',
@@ -348,7 +348,7 @@ export const models: ModelDef[] = [
   single({
     nodeType: 'describe_image',
     name: 'Describe image (template)',
-    description: 'A short description assembled with fixed sentence templates from real local detections: COCO objects and faces (human), text read by tesseract.js and the main colours. Not a vision-language model: it cannot describe actions, scenes or style. Returns the sentence and the detections as JSON text.',
+    description: 'A short description assembled with fixed sentence templates from real local detections: COCO objects and faces (human), text read by tesseract.js and the main colours. Not a vision-language model: it cannot describe actions, scenes or style, and it repeats the detector\'s mistakes (a cat described as a dog; age guesses as in analyze_faces). Returns the sentence and the detections as JSON text; for real captions use a remote multimodal model.',
     category: 'image', icon: 'captions', accent: '#8b5cf6',
     mode: {
       label: 'Image to description', category: 'image-to-text',
