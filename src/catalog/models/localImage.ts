@@ -243,16 +243,20 @@ export const models: ModelDef[] = [
   {
     nodeType: 'esrgan_upscale',
     name: 'ESRGAN upscale',
-    description: 'Neural super-resolution ×2, ×3 or ×4 with the UpscalerJS ESRGAN (RDN) networks on TensorFlow.js WASM, run locally on the CPU; large images are processed in tiles. slim is quicker, medium sharper and about three times slower. Inputs up to 1 megapixel.',
+    description: 'Neural super-resolution with the UpscalerJS ESRGAN (RDN) networks on TensorFlow.js WASM, run locally on the CPU; large images are processed in tiles; inputs up to 1 megapixel. Offered only at the factors where it measurably beats plain bicubic enlargement (resize_image) on held-out photos and text (npm run bench:models, bench/results/models.md): ×2 with slim or medium (photos about +0.6/+1.0 dB PSNR and +0.03 SSIM over bicubic, sharper on 7 of 8 photos; rendered text +1.6/+1.8 dB), ×3 with medium only (+0.2 dB, +0.02 SSIM). It helps most on small, soft photos and on text and line art; on a photo that is already sharp the gain is small, and at ×4 both weights lost to bicubic on average PSNR, so ×4 is not offered (run ×2 twice, or use resize_image). It costs 10–40× the time of resize_image, and is priced accordingly.',
     category: 'image', icon: 'maximize', accent: '#22c55e', provider: 'local',
     modes: (['slim', 'medium'] as const).map((weights) => ({
       subModelId: `esrgan-upscale-${weights}`,
-      label: weights === 'slim' ? 'Upscale (slim, fast)' : 'Upscale (medium, sharper)',
+      label: weights === 'slim' ? 'Upscale ×2 (slim, fast)' : 'Upscale ×2/×3 (medium, sharper)',
       category: 'image-to-image' as const,
-      description: `ESRGAN ${weights} weights (@upscalerjs/esrgan-${weights}).`,
-      fields: [f.image({ description: 'Image to enlarge (at most 1 megapixel)' }), f.select('scale', 'Enlargement factor', [2, 3, 4])],
+      description: weights === 'slim'
+        ? 'ESRGAN slim weights (@upscalerjs/esrgan-slim), ×2 only: its ×3 and ×4 lost to bicubic on average PSNR in the model benchmark.'
+        : 'ESRGAN medium weights (@upscalerjs/esrgan-medium), ×2 or ×3 (×4 lost to bicubic on average PSNR in the model benchmark); about three times slim\'s time, so three times its price.',
+      fields: [f.image({ description: 'Image to enlarge (at most 1 megapixel)' }), f.select('scale', 'Enlargement factor', weights === 'slim' ? [2] : [2, 3])],
       outputs: image,
-      pricing: { kind: 'flat' as const, microcredits: weights === 'slim' ? 6000 : 12000, multipliers: [{ field: 'scale', basisPoints: { 2: 10000, 3: 15000, 4: 20000 } }] },
+      // Priced by measured compute (bench/results/models.md): the time grows with input pixels, not the
+      // factor, and medium takes about 3× slim's time; a flat price covers the 1-megapixel limit.
+      pricing: { kind: 'flat' as const, microcredits: weights === 'slim' ? 6000 : 18000 },
       engine: { engine: 'esrgan', options: { size: weights } },
       timeoutSeconds: weights === 'slim' ? 300 : 600,
     })),
