@@ -18,6 +18,10 @@ import { fuzz } from './scenarios/fuzz.js';
 import { soak } from './scenarios/soak.js';
 
 const args = process.argv.slice(2);
+// `npm run bench -- --models`: the model quality and speed benchmark (bench/models.ts), on its own.
+if (args.includes('--models')) {
+  await import('./models.js');
+}
 const flag = (name: string) => args.indexOf(`--${name}`);
 const value = (name: string, fallback: number) => {
   const i = flag(name);
