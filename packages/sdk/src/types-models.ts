@@ -2,10 +2,16 @@ import type { JsonObject } from './types-common.js';
 
 export type ModelCategory = 'image' | 'video' | 'audio' | 'llm' | 'utility';
 
+/** How a model works: a trained model runs on the server, a classic program, rules, or a provider's model. */
+export type EngineKind = 'ml' | 'tool' | 'procedural' | 'remote';
+
 export interface SubModel {
   subModelId: string;
   label: string;
   category: string;
+  engine?: EngineKind;
+  available?: boolean;
+  unavailableReason?: string;
 }
 
 /** An entry of `GET /v1/models`. */
@@ -20,6 +26,7 @@ export interface ModelEntry {
   available: boolean;
   unavailableReason?: string;
   provider: string;
+  engine: EngineKind;
   deprecated?: boolean;
   replacement?: string;
 }
@@ -31,6 +38,9 @@ export interface SearchEntry {
   name: string;
   description: string;
   available: boolean;
+  engine: EngineKind;
+  /** On procedural generators listed under a generative category: what they make instead of following a prompt. */
+  note?: string;
 }
 
 export type CategoryRole = 'GENERATE' | 'EDIT' | 'TRANSFORM' | 'TRANSCRIBE' | 'UNDERSTAND';
