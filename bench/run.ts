@@ -20,6 +20,10 @@ import { fairness } from './scenarios/fairness.js';
 import { hostileNeighbour } from './scenarios/hostileNeighbour.js';
 
 const args = process.argv.slice(2);
+// `npm run bench -- --models`: the model quality and speed benchmark (bench/models.ts), on its own.
+if (args.includes('--models')) {
+  await import('./models.js');
+}
 const flag = (name: string) => args.indexOf(`--${name}`);
 const value = (name: string, fallback: number) => {
   const i = flag(name);

@@ -36,7 +36,7 @@ export function registerTools(server: McpServer, services: Services, principal: 
   const accountId = principal.accountId;
 
   server.registerTool('search_models', {
-    description: 'Search the model catalog, grouped by category. Same JSON as GET /v1/models/search. query is a category (image, video, text-to-speech, lipsync, transcription, music-generation, sound-effects, image-to-video) or a keyword; omit it for the whole catalog. Check noMatch before reading modelCatalog. Next: get_model_schema, get_model_pricing, estimate_credits, run_model.',
+    description: 'Search the model catalog, grouped by category. Same JSON as GET /v1/models/search. query is a category (image, video, text-to-speech, lipsync, transcription, music-generation, sound-effects, image-to-video) or a keyword; omit it for the whole catalog. Check noMatch before reading modelCatalog. Each entry says how it works in engine (ml, tool, procedural, remote): for a photo-real or illustrated image from a description pick an engine "remote" text-to-image model; "procedural" ones (poster_render, qr_code, pattern_art) make layouts, codes and patterns and never follow a description (see their note). Next: get_model_schema, get_model_pricing, estimate_credits, run_model.',
     inputSchema: { query: z.string().max(200).optional().describe('Category or keyword filter') },
   }, ({ query }) => toolCall(async () => search(catalog, query), searchJson));
 

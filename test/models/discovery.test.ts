@@ -47,3 +47,22 @@ describe('honest discovery', () => {
     assert.match(r.body.usage, /poster_render/);
   });
 });
+
+describe('esrgan_upscale is offered only where it beat bicubic (issue 19)', () => {
+  it('slim offers ×2, medium ×2 and ×3; the description says where it helps', async () => {
+    const u = await srv.user();
+    const slim = (await srv.request('GET', '/v1/models/esrgan-upscale-slim/schema', { key: u.key })).body;
+    const medium = (await srv.request('GET', '/v1/models/esrgan-upscale-medium/schema', { key: u.key })).body;
+    assert.deepEqual(slim.fields.find((f: { name: string }) => f.name === 'scale').options, [2]);
+    assert.deepEqual(medium.fields.find((f: { name: string }) => f.name === 'scale').options, [2, 3]);
+    const models = (await srv.request('GET', '/v1/models', { key: u.key })).body as Array<{ nodeType: string; description: string }>;
+    const d = models.find((m) => m.nodeType === 'esrgan_upscale')!.description;
+    assert.match(d, /beats plain bicubic/);
+    assert.match(d, /helps most/);
+    // Priced by its measured cost: medium takes about three times slim's time.
+    const price = async (sub: string) => (await srv.request('GET', `/v1/models/${sub}/pricing`, { key: u.key })).body.examples[0].microcredits as number;
+    assert.equal(await price('esrgan-upscale-medium'), 3 * await price('esrgan-upscale-slim'));
+    const bad = await srv.request('POST', '/v1/nodes/esrgan_upscale/run', { key: u.key, body: { subModelId: 'esrgan-upscale-slim', input: { image_url: 'data:image/png;base64,AAAA', scale: 4 } } });
+    assert.equal(bad.status, 400);
+  });
+});

@@ -8,6 +8,8 @@ export type ModelEntry = Schemas['ModelEntry'];
 export type ModelCategory = ModelEntry['category'];
 export type ModelSearchResult = Schemas['ModelSearch'];
 export type SearchEntry = NonNullable<ModelSearchResult['modelCatalog']>[string][number];
+/** How a model works: a trained model runs on the server, a classic program, rules, or a provider's model. */
+export type EngineKind = ModelEntry['engine'];
 export type CategoryRole = 'GENERATE' | 'EDIT' | 'TRANSFORM' | 'TRANSCRIBE' | 'UNDERSTAND';
 export type ModelCatalog = Schemas['ModelCatalog'];
 export type ModelSchema = Schemas['ModelSchema'];

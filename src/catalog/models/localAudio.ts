@@ -30,7 +30,7 @@ export const models: ModelDef[] = [
   {
     nodeType: 'espeak_tts',
     name: 'eSpeak NG',
-    description: 'Formant text-to-speech (eSpeak NG compiled to WASM) in over 100 languages and accents, with voice variants, speed and pitch. Robotic but clear; runs offline in about half a second per sentence.',
+    description: 'Formant text-to-speech (eSpeak NG compiled to WASM) in over 100 languages and accents, with voice variants, speed and pitch. Robotic but clear, and poorly recognised by speech-to-text (see bench/results/models.md); offline, about half a second per sentence once loaded, while the first call in a process takes 4–5 s to load the WASM engine.',
     category: 'audio', icon: 'speech', accent: 'violet', provider: 'local',
     modes: [{
       subModelId: 'espeak-tts', label: 'Text to speech', category: 'text-to-speech',

@@ -243,16 +243,20 @@ export const models: ModelDef[] = [
   {
     nodeType: 'esrgan_upscale',
     name: 'ESRGAN upscale',
-    description: 'Neural super-resolution ×2, ×3 or ×4 with the UpscalerJS ESRGAN (RDN) networks on TensorFlow.js WASM, run locally on the CPU; large images are processed in tiles. slim is quicker, medium sharper and about three times slower. Inputs up to 1 megapixel.',
+    description: 'Neural super-resolution with the UpscalerJS ESRGAN (RDN) networks on TensorFlow.js WASM, run locally on the CPU; large images are processed in tiles; inputs up to 1 megapixel. Offered only at the factors where it measurably beats plain bicubic enlargement (resize_image) on held-out photos and text (npm run bench:models, bench/results/models.md): ×2 with slim or medium (photos about +0.6/+1.0 dB PSNR and +0.03 SSIM over bicubic, sharper on 7 of 8 photos; rendered text +1.6/+1.8 dB), ×3 with medium only (+0.2 dB, +0.02 SSIM). It helps most on small, soft photos and on text and line art; on a photo that is already sharp the gain is small, and at ×4 both weights lost to bicubic on average PSNR, so ×4 is not offered (run ×2 twice, or use resize_image). It costs 10–40× the time of resize_image, and is priced accordingly.',
     category: 'image', icon: 'maximize', accent: '#22c55e', provider: 'local',
     modes: (['slim', 'medium'] as const).map((weights) => ({
       subModelId: `esrgan-upscale-${weights}`,
-      label: weights === 'slim' ? 'Upscale (slim, fast)' : 'Upscale (medium, sharper)',
+      label: weights === 'slim' ? 'Upscale ×2 (slim, fast)' : 'Upscale ×2/×3 (medium, sharper)',
       category: 'image-to-image' as const,
-      description: `ESRGAN ${weights} weights (@upscalerjs/esrgan-${weights}).`,
-      fields: [f.image({ description: 'Image to enlarge (at most 1 megapixel)' }), f.select('scale', 'Enlargement factor', [2, 3, 4])],
+      description: weights === 'slim'
+        ? 'ESRGAN slim weights (@upscalerjs/esrgan-slim), ×2 only: its ×3 and ×4 lost to bicubic on average PSNR in the model benchmark.'
+        : 'ESRGAN medium weights (@upscalerjs/esrgan-medium), ×2 or ×3 (×4 lost to bicubic on average PSNR in the model benchmark); about three times slim\'s time, so three times its price.',
+      fields: [f.image({ description: 'Image to enlarge (at most 1 megapixel)' }), f.select('scale', 'Enlargement factor', weights === 'slim' ? [2] : [2, 3])],
       outputs: image,
-      pricing: { kind: 'flat' as const, microcredits: weights === 'slim' ? 6000 : 12000, multipliers: [{ field: 'scale', basisPoints: { 2: 10000, 3: 15000, 4: 20000 } }] },
+      // Priced by measured compute (bench/results/models.md): the time grows with input pixels, not the
+      // factor, and medium takes about 3× slim's time; a flat price covers the 1-megapixel limit.
+      pricing: { kind: 'flat' as const, microcredits: weights === 'slim' ? 6000 : 18000 },
       engine: { engine: 'esrgan', options: { size: weights } },
       timeoutSeconds: weights === 'slim' ? 300 : 600,
     })),
@@ -306,7 +310,7 @@ export const models: ModelDef[] = [
   single({
     nodeType: 'detect_objects',
     name: 'Detect objects',
-    description: 'Finds objects of the 80 COCO classes (people, animals, vehicles, furniture, food…) with the CenterNet detector of @vladmandic/human on TensorFlow.js WASM. JSON text with labels, scores and boxes, plus the image with boxes drawn.',
+    description: 'Finds objects of the 80 COCO classes (people, animals, vehicles, furniture, food…) with the small CenterNet detector of @vladmandic/human on TensorFlow.js WASM. JSON text with labels, scores and boxes, plus the image with boxes drawn. What it can and cannot do (measured on labelled sample photos, bench/results/models.md): it finds people, cups, motorcycles and horses, but mixes up similar classes (a cat reported as a dog) and labels things outside the 80 classes as the nearest one (a rocket as a clock), with scores of 0.3–0.5 that do not separate right from wrong; raise min_score to trade recall for precision, and use a remote vision model where a wrong label matters.',
     category: 'image', icon: 'scan-search', accent: '#3b82f6',
     mode: {
       label: 'Detect objects', category: 'image-understanding',
@@ -321,7 +325,7 @@ export const models: ModelDef[] = [
   single({
     nodeType: 'analyze_faces',
     name: 'Analyse faces',
-    description: 'Detects faces and estimates age, gender and emotion scores, head pose and key landmarks with @vladmandic/human (BlazeFace, FaceMesh, FaceRes) on TensorFlow.js WASM. Estimates are statistical guesses. JSON text plus the image with boxes and mesh points.',
+    description: 'Detects faces and estimates age, gender and emotion scores, head pose and key landmarks with @vladmandic/human (BlazeFace, FaceMesh, FaceRes) on TensorFlow.js WASM. JSON text plus the image with boxes and mesh points. Face boxes, landmarks and pose are dependable on clear portraits; faces the detector is unsure of (box score below 0.5) are not reported, so a picture with no face gives count 0. Age and gender are rough statistical guesses that are often wrong (measured on labelled portraits, bench/results/models.md: Grace Hopper read as male, an adult cameraman as about 10 years old): never use them to decide anything about a person.',
     category: 'image', icon: 'scan-face', accent: '#6366f1',
     mode: {
       label: 'Analyse faces', category: 'image-understanding',
@@ -348,7 +352,7 @@ export const models: ModelDef[] = [
   single({
     nodeType: 'describe_image',
     name: 'Describe image (template)',
-    description: 'A short description assembled with fixed sentence templates from real local detections: COCO objects and faces (human), text read by tesseract.js and the main colours. Not a vision-language model: it cannot describe actions, scenes or style. Returns the sentence and the detections as JSON text.',
+    description: 'A short description assembled with fixed sentence templates from real local detections: COCO objects and faces (human), text read by tesseract.js and the main colours. Not a vision-language model: it cannot describe actions, scenes or style, and it repeats the detector\'s mistakes (a cat described as a dog; age guesses as in analyze_faces). Returns the sentence and the detections as JSON text; for real captions use a remote multimodal model.',
     category: 'image', icon: 'captions', accent: '#8b5cf6',
     mode: {
       label: 'Image to description', category: 'image-to-text',
