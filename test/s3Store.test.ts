@@ -238,3 +238,23 @@ describe('the local store keeps working', () => {
     assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp')), []);
   });
 });
+
+describe('a blob lost from whichever store the suite uses', () => {
+  test('its download is 404 with the error body, never a 500 or a cut stream, and the missing-blob check names it', async () => {
+    const srv = await startTestServer();
+    try {
+      const u = await srv.user();
+      const r = await srv.request('POST', SFX.path, { key: u.key, body: { ...SFX.body, input: { seed: 777 } }, headers: { prefer: 'wait=60' } });
+      assert.equal(r.status, 200, r.text);
+      const file = r.body.files[0];
+      const sha = (await srv.services.db.query('SELECT sha256 FROM files WHERE id = $1', [file.id])).rows[0].sha256;
+      await srv.services.files.blobs.remove(sha);
+      expectErrorBody(await srv.request('GET', `/v1/files/${file.id}`, { key: u.key }), 404, 'NOT_FOUND');
+      expectErrorBody(await srv.request('GET', `/v1/files/${file.id}`, { key: u.key, headers: { range: 'bytes=0-3' } }), 404, 'NOT_FOUND');
+      const missing = await srv.services.files.missingBlobs();
+      assert.deepEqual(missing.map((m) => m.files), [[file.id]]);
+    } finally {
+      await srv.close();
+    }
+  });
+});

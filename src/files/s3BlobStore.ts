@@ -74,7 +74,13 @@ export class S3BlobStore implements BlobStore {
     const hasher = hashingStream();
     source.on('error', (err) => hasher.destroy(err));
     try {
-      await this.upload(incoming, source.pipe(hasher));
+      try {
+        await this.upload(incoming, source.pipe(hasher));
+      } catch (err) {
+        // The upload failed (and lib-storage aborted its multipart upload): release the source (a file handle).
+        source.destroy();
+        throw err;
+      }
       const got = hasher.digest();
       if (!(await this.has(got.sha256))) {
         await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: this.keyOf(got.sha256), CopySource: `${this.bucket}/${encodeURIComponent(incoming).replace(/%2F/g, '/')}` }));
