@@ -32,7 +32,7 @@ const WORKFLOW_RUN = {
   nodeRuns: [{
     nodeId: 'node_B', nodeType: 'espeak_tts', subModelId: null, status: 'COMPLETED', cached: false, input: { text: 'Hello' },
     output: { 'out:result': [FILE_URL] }, logs: [], error: null, startedAt: '2026-01-01T12:00:00.100Z', finishedAt: '2026-01-01T12:00:00.800Z',
-    estimatedCredits: 200, actualCredits: 200,
+    estimatedCredits: 200, actualCredits: 200, creditUsed: 200,
   }],
 };
 const MODEL = { nodeType: 'espeak_tts', name: 'eSpeak text to speech', description: 'Speech from text with eSpeak NG', category: 'audio', icon: 'volume-2', accent: '#4f46e5', available: true, provider: 'local', engine: 'tool' };

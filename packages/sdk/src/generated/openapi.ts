@@ -1048,12 +1048,15 @@ export interface components {
                 [key: string]: unknown;
             })[];
             error: string | null;
+            errorCode?: string | null;
             startedAt: string | null;
             finishedAt: string | null;
             /** @description Microcredits priced for this node */
             estimatedCredits: number;
             /** @description Microcredits charged for this node (0 when cached) */
             actualCredits: number;
+            /** @description The node's charge: the price of the model at the input it actually ran with (values arriving along edges included), the same figure a standalone run of that input costs; 0 when cached, skipped or failed */
+            creditUsed: number;
         };
         WorkflowRun: {
             /** @example run_01JD8Y3Q6W5B2M1X9K7T4C0E2F */
@@ -6157,7 +6160,8 @@ export interface operations {
                      *           "startedAt": "2026-01-01T12:00:00.100Z",
                      *           "finishedAt": "2026-01-01T12:00:00.800Z",
                      *           "estimatedCredits": 200,
-                     *           "actualCredits": 200
+                     *           "actualCredits": 200,
+                     *           "creditUsed": 200
                      *         }
                      *       ]
                      *     }
