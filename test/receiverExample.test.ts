@@ -47,9 +47,15 @@ test('examples/webhook-receiver.ts verifies deliveries, handles each once and re
   }
   assert.ok(out.includes(`run.started for ${r.body.runId}`));
   // A replay carries the same webhook-id: answered 200 but not processed twice.
-  const log = (await srv.request('GET', `/v1/webhooks/deliveries?runId=${r.body.runId}`, { key: u.key })).body.items;
-  assert.ok(log.every((d: { status: string }) => d.status === 'delivered'));
-  const completed = log.find((d: { eventType: string }) => d.eventType === 'run.completed');
+  // The receiver prints before it answers, and the deliverer records the answer after: poll for the log.
+  let log: { status: string; eventType: string; eventId: string }[] = [];
+  for (const until = Date.now() + 20_000; ;) {
+    log = (await srv.request('GET', `/v1/webhooks/deliveries?runId=${r.body.runId}`, { key: u.key })).body.items;
+    if (log.length >= 2 && log.every((d) => d.status === 'delivered')) break;
+    assert.ok(Date.now() < until, `deliveries not all recorded as delivered: ${JSON.stringify(log)}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  const completed = log.find((d) => d.eventType === 'run.completed')!;
   await srv.request('POST', `/v1/webhooks/deliveries/${completed.eventId}/replay`, { key: u.key });
   await new Promise((res) => setTimeout(res, 1000));
   assert.equal(out.split(`run.completed for ${r.body.runId}`).length - 1, 1, 'processed once');
