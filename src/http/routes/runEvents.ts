@@ -36,8 +36,9 @@ export async function streamRunEvents(services: Services, req: FastifyRequest, r
   const lastHeader = req.headers['last-event-id'];
   let last = typeof lastHeader === 'string' && /^\d{1,18}$/.test(lastHeader) ? BigInt(lastHeader) : 0n;
   // Counted against the key's cap before anything is sent (429 past it); ended with an error event when the key stops being valid.
+  // The web app's editor streams for a signed-in session, which has no key: its route checked the session and the run's owner.
   let endForKey: EndStream = () => {};
-  const releaseKey = await keyStreamsOf(services).open(principalOf(req).keyId, (reason) => endForKey(reason));
+  const releaseKey = req.principal ? await keyStreamsOf(services).open(principalOf(req).keyId, (reason) => endForKey(reason)) : () => {};
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
