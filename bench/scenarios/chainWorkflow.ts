@@ -55,7 +55,7 @@ export async function chainWorkflow(pg: BenchPostgres): Promise<Row[]> {
     await runOnce(svc, key, wf.id, values);
     const cached = await runOnce(svc, key, wf.id, values);
     return [
-      row({ scenario: 'c. 100-node chain', metric: `orchestration overhead (total ${Math.round(first.totalMs)} ms − node time)`, figure: overhead, unit: 'ms', baseline: first.engineMs, baselineLabel: `time its ${first.nodes} nodes ran, ms`, goal: '< 1,000 ms', met: overhead < 1000 }),
+      row({ scenario: 'c. 100-node chain', metric: `orchestration overhead (total ${Math.round(first.totalMs)} ms − node time)`, figure: overhead, unit: 'ms', baseline: first.engineMs, baselineLabel: `time its ${first.nodes} nodes ran, ms`, goal: '< 500 ms (≤ 5 ms a node)', met: overhead < 500 }),
       row({ scenario: 'c. 100-node chain', metric: `fully cached re-run (${cached.cached}/${cached.nodes} nodes from cache)`, figure: cached.totalMs, unit: 'ms', baseline: first.totalMs, baselineLabel: 'uncached run, ms', goal: '< 200 ms', met: cached.totalMs < 200 && cached.cached === cached.nodes }),
     ];
   } finally {
