@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import os from 'node:os';
 import type { Engine, EngineContext, EngineOutputs, ExecuteRequest, FetchMediaOptions, Media } from '../engines/types.js';
 import { outputBytes } from './limits.js';
-import type { ChildMessage, ParentMessage } from './protocol.js';
+import { rebuildError, serializeError, type ChildMessage, type ParentMessage, type SerializedError } from './protocol.js';
 
 /**
  * Runs inside an engine child process (one task at a time; see pool.ts). Builds this build's engines
@@ -26,13 +26,6 @@ export interface ChildTask {
   tmpDir: string;
   maxOutputBytes: number;
   setup: EngineSetup;
-}
-
-export interface SerializedError {
-  name: string;
-  message: string;
-  retryable?: boolean;
-  code?: string;
 }
 
 export type ChildResult = { ok: true; outputs: EngineOutputs } | { ok: false; error: SerializedError };
@@ -93,21 +86,6 @@ process.on('disconnect', () => {
   current?.abort(new Error('canceled'));
   setTimeout(() => process.exit(1), current ? 200 : 0);
 });
-
-function rebuildError(e: SerializedError): Error {
-  const err = new Error(e.message);
-  err.name = e.name;
-  Object.assign(err, { retryable: e.retryable, code: e.code });
-  return err;
-}
-
-function serializeError(err: unknown): SerializedError {
-  if (err instanceof Error) {
-    const x = err as Error & { retryable?: unknown; code?: unknown };
-    return { name: err.name, message: err.message, retryable: x.retryable === true, code: typeof x.code === 'string' ? x.code : undefined };
-  }
-  return { name: 'Error', message: String(err) };
-}
 
 export default async function runTask(task: ChildTask): Promise<ChildResult> {
   send({ t: 'hello', taskId: task.taskId, pid: process.pid });

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { Tinypool, type TinypoolChannel } from 'tinypool';
-import { EngineError, EngineInputError, type EngineContext, type EngineOutputs, type ExecuteRequest, type OutputValue } from '../engines/types.js';
-import type { ChildResult, ChildTask, EngineSetup, SerializedError } from './child.js';
-import { RunFailure, type RunErrorCode } from './failure.js';
+import { EngineError, type EngineContext, type EngineOutputs, type ExecuteRequest, type OutputValue } from '../engines/types.js';
+import type { ChildResult, ChildTask, EngineSetup } from './child.js';
+import { RunFailure } from './failure.js';
 import type { ExecutionLimits } from './limits.js';
-import type { ChildMessage, ParentMessage } from './protocol.js';
+import { rebuildError, serializeError, type ChildMessage, type ParentMessage } from './protocol.js';
 
 const ENTRY = new URL('./childEntry.mjs', import.meta.url).href;
 
@@ -139,21 +139,6 @@ export class EnginePools {
     this.pools.clear();
     await Promise.all(all.map((p) => p.destroy().catch(() => {})));
   }
-}
-
-function serializeError(err: unknown): SerializedError {
-  if (err instanceof Error) return { name: err.name, message: err.message, retryable: (err as { retryable?: boolean }).retryable === true };
-  return { name: 'Error', message: String(err) };
-}
-
-/** Gives an engine's error its class back, so input errors still read as input errors. */
-function rebuildError(e: SerializedError): Error {
-  if (e.name === 'EngineInputError') return new EngineInputError(e.message);
-  if (e.name === 'EngineError') return new EngineError(e.message, e.retryable === true);
-  if (e.name === 'RunFailure' && e.code) return new RunFailure(e.code as RunErrorCode, e.message);
-  const err = new Error(e.message);
-  err.name = e.name;
-  return err;
 }
 
 /** Bytes come back as Uint8Array from some serialisers; engines' consumers expect Buffers. */

@@ -1,5 +1,6 @@
 import type { FetchMediaOptions } from '../engines/types.js';
-import type { SerializedError } from './child.js';
+import { EngineError, EngineInputError } from '../engines/types.js';
+import { RunFailure, type RunErrorCode } from './failure.js';
 
 /** Messages an engine child sends the parent while a task runs (over the pool's IPC channel). */
 export type ChildMessage =
@@ -12,3 +13,29 @@ export type ChildMessage =
 export type ParentMessage =
   | { t: 'media'; id: number; bytes?: Uint8Array; contentType?: string; error?: SerializedError }
   | { t: 'abort' };
+
+/** An error as it crosses the process boundary (either way). */
+export interface SerializedError {
+  name: string;
+  message: string;
+  retryable?: boolean;
+  code?: string;
+}
+
+export function serializeError(err: unknown): SerializedError {
+  if (err instanceof Error) {
+    const x = err as Error & { retryable?: unknown; code?: unknown };
+    return { name: err.name, message: err.message, retryable: x.retryable === true, code: typeof x.code === 'string' ? x.code : undefined };
+  }
+  return { name: 'Error', message: String(err) };
+}
+
+/** Gives an error its class back on the other side, so input errors still read as input errors. */
+export function rebuildError(e: SerializedError): Error {
+  if (e.name === 'EngineInputError') return new EngineInputError(e.message);
+  if (e.name === 'EngineError') return new EngineError(e.message, e.retryable === true);
+  if (e.name === 'RunFailure' && e.code) return new RunFailure(e.code as RunErrorCode, e.message);
+  const err = new Error(e.message);
+  err.name = e.name;
+  return err;
+}
