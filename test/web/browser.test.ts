@@ -1,10 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { noChromium, openBrowser, type OpenBrowser } from './chromium.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/receiver.js';
 
@@ -13,17 +13,13 @@ import { startReceiver } from '../helpers/receiver.js';
 // test, so the run page is seen QUEUED first and must then move to COMPLETED by itself.
 // ATELIER_SCREENSHOTS=1 also writes each page to docs/screenshots/ (for the README).
 
-const CHROMIUM = process.env.ATELIER_CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
 const SHOTS = process.env.ATELIER_SCREENSHOTS === '1' ? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots') : undefined;
 const PASSWORD = 'correct horse battery';
-const haveChromium = fs.existsSync(CHROMIUM);
 
 let srv: TestServer;
 let worker: TestServer | undefined;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
-let profile: string;
-let browser: BrowserContext;
+let chromiumHandle: OpenBrowser | undefined;
 let page: Page;
 let user: { email: string; key: string; accountId: string };
 const pageErrors: string[] = [];
@@ -43,27 +39,16 @@ async function api(pathname: string, key: string, init: { method?: string; body?
   return { status: res.status, body: await res.json().catch(() => undefined) };
 }
 
-describe('the web app in Chromium', { timeout: 240_000, skip: haveChromium ? false : `no Chromium at ${CHROMIUM} (.ci/run installs the Debian package)` }, () => {
+describe('the web app in Chromium', { timeout: 240_000, skip: noChromium }, () => {
   before(async () => {
     receiver = await startReceiver();
     srv = await startTestServer({ ATELIER_ALLOW_PRIVATE_URLS: '1' }, { role: 'api' });
     user = await srv.user({ email: `browser-${process.pid}@example.com` });
-    // A fresh profile per launch: nothing carries over between runs.
-    profile = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 800 }, timeout: 60_000,
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
-    page.setDefaultTimeout(30_000);
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-    page.on('console', (m) => {
-      if (m.type() === 'error') pageErrors.push(`${m.text()} (${m.location().url})`);
-    });
+    ({ page } = chromiumHandle = await openBrowser(pageErrors));
   });
 
   after(async () => {
-    await browser?.close();
-    if (profile) fs.rmSync(profile, { recursive: true, force: true });
+    await chromiumHandle?.close();
     await worker?.close();
     await srv?.close();
     await receiver?.close();

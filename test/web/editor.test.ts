@@ -1,24 +1,21 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
+import { noChromium, openBrowser, type OpenBrowser } from './chromium.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 // The visual workflow editor (/workflows/new, /workflows/{id}/edit) in a real headless Chromium, driven
 // by mouse as a person would: drag a model from the palette, wire ports, set a value, save, reload, run.
 // ATELIER_SCREENSHOTS=1 also writes the editor's screenshots to docs/screenshots/ (for the README).
 
-const CHROMIUM = process.env.ATELIER_CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
 const SHOTS = process.env.ATELIER_SCREENSHOTS === '1' ? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots') : undefined;
-const haveChromium = fs.existsSync(CHROMIUM);
 
 let srv: TestServer;
 let profile: string;
-let browser: BrowserContext;
+let chromiumHandle: OpenBrowser | undefined;
 let page: Page;
 let user: { email: string; key: string; accountId: string };
 let workflowId: string;
@@ -54,21 +51,12 @@ async function message(): Promise<string> {
   return (await page.locator('.editor-message').textContent()) ?? '';
 }
 
-describe('the workflow editor in Chromium', { timeout: 240_000, skip: haveChromium ? false : `no Chromium at ${CHROMIUM} (.ci/run installs the Debian package)` }, () => {
+describe('the workflow editor in Chromium', { timeout: 240_000, skip: noChromium }, () => {
   before(async () => {
     // Private URLs allowed: the webhook of the delivery-log check points at a closed local port.
     srv = await startTestServer({ ATELIER_ALLOW_PRIVATE_URLS: '1' });
     user = await srv.user({ email: `editor-${process.pid}@example.com` });
-    profile = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 800 }, timeout: 60_000,
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
-    page.setDefaultTimeout(30_000);
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-    page.on('console', (m) => {
-      if (m.type() === 'error') pageErrors.push(`${m.text()} (${m.location().url})`);
-    });
+    ({ page, profile } = chromiumHandle = await openBrowser(pageErrors));
     await page.goto(`${srv.url}/login`);
     await page.fill('#email', user.email);
     await page.fill('#password', 'correct horse battery');
@@ -76,8 +64,7 @@ describe('the workflow editor in Chromium', { timeout: 240_000, skip: haveChromi
   });
 
   after(async () => {
-    await browser?.close();
-    if (profile) fs.rmSync(profile, { recursive: true, force: true });
+    await chromiumHandle?.close();
     await srv?.close();
   });
 
