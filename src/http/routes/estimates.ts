@@ -4,7 +4,7 @@ import type { Services } from '../../services.js';
 import { AppError } from '../../errors.js';
 import { estimateNodes, MAX_NODES, totalMicrocredits } from '../../catalog/estimate.js';
 import { type TypedApp, withErrors } from '../schemas/common.js';
-import { Estimate, EstimateNode } from '../schemas/models.js';
+import { Estimate, EstimateNode } from '../../contract/models.js';
 
 // No maxItems in the schema: more than MAX_NODES nodes is its own error code (TOO_MANY_NODES), not a schema failure.
 const NodesBody = Type.Object({ nodes: Type.Array(EstimateNode, { description: `Node configurations, at most ${MAX_NODES}` }) });

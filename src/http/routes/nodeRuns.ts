@@ -5,7 +5,7 @@ import { parseCancelAfter, parsePreferWait } from '../runHeaders.js';
 import { nodeRunView } from '../../runs/view.js';
 import { principalOf } from '../plugins/auth.js';
 import { type TypedApp, withErrors } from '../schemas/common.js';
-import { NodeRunCreated, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema } from '../schemas/runs.js';
+import { NodeRunCreated, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema } from '../../contract/runs.js';
 
 const RunIdParams = Type.Object({ runId: Type.String({ maxLength: 100 }) });
 const header = (req: FastifyRequest, name: string): string | undefined => {

@@ -5,7 +5,7 @@ import { parseCancelAfter, parsePreferWait } from '../runHeaders.js';
 import { workflowRunView } from '../../workflows/runView.js';
 import { principalOf } from '../plugins/auth.js';
 import { type TypedApp, withErrors } from '../schemas/common.js';
-import { RunCreatedSchema, WebhookConfigSchema, WorkflowRun, WorkflowRunCreated } from '../schemas/runs.js';
+import { RunCreatedSchema, WebhookConfigSchema, WorkflowRun, WorkflowRunCreated } from '../../contract/runs.js';
 import { STREAM_RULES, streamRunEvents } from './runEvents.js';
 
 const RunId = Type.Object({ runId: Type.String({ maxLength: 100 }) });

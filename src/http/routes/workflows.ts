@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { principalOf } from '../plugins/auth.js';
 import { type TypedApp, withErrors } from '../schemas/common.js';
-import { EdgeInputSchema, NodeInputSchema, Position, RequestFieldInput, WorkflowSchema } from '../schemas/workflows.js';
+import { EdgeInputSchema, NodeInputSchema, Position, RequestFieldInput, WorkflowSchema } from '../../contract/workflows.js';
 
 const Id = Type.Object({ id: Type.String({ maxLength: 100 }) });
 const IdNode = Type.Object({ id: Type.String({ maxLength: 100 }), nodeId: Type.String({ maxLength: 100 }) });

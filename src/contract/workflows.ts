@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { REQUEST_FIELD_TYPES } from '../../workflows/record.js';
+import { REQUEST_FIELD_TYPES } from '../workflows/record.js';
 
 const PortTypeSchema = Type.Union(REQUEST_FIELD_TYPES.map((t) => Type.Literal(t)));
 const Position = Type.Object({ x: Type.Number({ minimum: -1e6, maximum: 1e6 }), y: Type.Number({ minimum: -1e6, maximum: 1e6 }) }, { additionalProperties: false });
