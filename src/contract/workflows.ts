@@ -46,3 +46,55 @@ export const WorkflowSchema = Type.Object({
 }, { $id: 'Workflow' });
 
 export { Position, PortTypeSchema };
+
+// Request shapes: the routes validate them and the workflow service takes their Static<> types.
+
+/** POST /v1/workflows: a full graph. */
+export const CreateWorkflowBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  description: Type.Optional(Type.String({ maxLength: 5000 })),
+  nodes: Type.Array(NodeInputSchema),
+  edges: Type.Array(EdgeInputSchema),
+  requestFields: Type.Optional(Type.Array(RequestFieldInput, { maxItems: 50 })),
+}, { additionalProperties: false });
+
+/** POST /v1/workflows/quick-create: a scaffolded Request → Response workflow. */
+export const QuickCreateWorkflowBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  description: Type.Optional(Type.String({ maxLength: 5000 })),
+  requestFields: Type.Optional(Type.Array(RequestFieldInput, { maxItems: 50 })),
+}, { additionalProperties: false });
+
+/** GET /v1/workflows. */
+export const ListWorkflowsQuery = Type.Object({ cursor: Type.Optional(Type.String({ maxLength: 500 })), limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }), search: Type.Optional(Type.String({ maxLength: 200 })) });
+
+/** PATCH /v1/workflows/{id}. */
+export const PatchWorkflowBody = Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), description: Type.Optional(Type.String({ maxLength: 5000 })) }, { additionalProperties: false });
+
+/** POST /v1/workflows/{id}/nodes. */
+export const AddNodeBody = Type.Object({
+  nodeType: Type.String({ minLength: 1, maxLength: 100 }),
+  subModelId: Type.Optional(Type.String({ maxLength: 100 })),
+  mode: Type.Optional(Type.String({ maxLength: 100 })),
+  inputs: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  column: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  row: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+  position: Type.Optional(Position),
+  label: Type.Optional(Type.String({ maxLength: 200 })),
+}, { additionalProperties: false });
+
+/** PATCH /v1/workflows/{id}/nodes/{nodeId}. */
+export const PatchNodeBody = Type.Object({
+  inputs: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  subModelId: Type.Optional(Type.String({ maxLength: 100 })),
+  mode: Type.Optional(Type.String({ maxLength: 100 })),
+  position: Type.Optional(Position),
+  label: Type.Optional(Type.String({ maxLength: 200 })),
+}, { additionalProperties: false });
+
+/** POST /v1/workflows/{id}/edges. */
+export const AddEdgeBody = Type.Object({
+  sourceNodeId: Type.String({ minLength: 1, maxLength: 64 }), sourceHandle: Type.String({ minLength: 1, maxLength: 200 }),
+  targetNodeId: Type.String({ minLength: 1, maxLength: 64 }), targetHandle: Type.String({ minLength: 1, maxLength: 200 }),
+}, { additionalProperties: false });
+
