@@ -1,3 +1,5 @@
+import type { Static } from '@sinclair/typebox';
+import type { EstimateNode as EstimateNodeSchema } from '../contract/models.js';
 import { AppError } from '../errors.js';
 import { priceMicrocredits, PricingError } from '../pricing/price.js';
 import { pricedAtDefault } from '../pricing/fields.js';
@@ -7,11 +9,8 @@ export const MAX_NODES = 100;
 /** Workflow structure nodes: they run no model and cost nothing. */
 export const BUILTIN_NODE_TYPES = new Set(['request', 'response']);
 
-export interface EstimateNode {
-  type: string;
-  data?: unknown;
-  subModelId?: string | null;
-}
+/** A node-shaped payload to price: the contract's EstimateNode (src/contract/models.ts). */
+export type EstimateNode = Static<typeof EstimateNodeSchema>;
 
 /**
  * Prices node-shaped payloads with the one pricing function, in input order. Node data is validated

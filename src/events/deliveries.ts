@@ -1,3 +1,5 @@
+import type { Static } from '@sinclair/typebox';
+import type { ListDeliveriesQuery } from '../contract/webhooks.js';
 import type { Db } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
 import { AppError } from '../errors.js';
@@ -8,7 +10,7 @@ const STATUSES = ['pending', 'delivered', 'failed'];
 export class DeliveryService {
   constructor(private readonly db: Db) {}
 
-  async list(accountId: string, f: { runId?: string; status?: string; cursor?: string; limit: number }) {
+  async list(accountId: string, f: Static<typeof ListDeliveriesQuery>) {
     if (f.status !== undefined && !STATUSES.includes(f.status)) {
       throw new AppError('VALIDATION_ERROR', `status must be one of ${STATUSES.join(', ')}`, { details: [{ path: 'query.status', message: 'is not a delivery status' }] });
     }

@@ -13,8 +13,8 @@ import { registerValidation } from './plugins/validation.js';
 import { registerJsonBody } from './plugins/jsonBody.js';
 import { healthRoutes } from './routes/health.js';
 import { creditRoutes } from './routes/credits.js';
-import { ErrorResponse } from './schemas/common.js';
-import { CatalogResponse, ModelEntry, ModelPricing, ModelSchema, SearchResponse, SubModel } from './schemas/models.js';
+import { ErrorResponse } from '../contract/errors.js';
+import { CatalogResponse, ModelEntry, ModelPricing, ModelSchema, SearchResponse, SubModel } from '../contract/models.js';
 import { modelRoutes } from './routes/models.js';
 import { estimateRoutes } from './routes/estimates.js';
 import { deprecatedRoutes } from './routes/deprecated.js';
@@ -26,11 +26,11 @@ import { runEventRoutes } from './routes/runEvents.js';
 import { workflowRoutes } from './routes/workflows.js';
 import { workflowRunRoutes } from './routes/workflowRuns.js';
 import { mcpRoutes } from './routes/mcp.js';
-import { WorkflowSchema } from './schemas/workflows.js';
+import { WorkflowSchema } from '../contract/workflows.js';
 import type { Metrics } from '../ops/metrics.js';
 import { registerMetrics } from '../ops/metricsHttp.js';
 import { browserErrorPage, webApp } from '../web/plugin.js';
-import { EventTypeSchema, FileViewSchema, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema, WebhookEventSchema, WorkflowNodeRunSchema, WorkflowRun } from './schemas/runs.js';
+import { EventTypeSchema, FileViewSchema, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema, WebhookEventSchema, WorkflowNodeRunSchema, WorkflowRun } from '../contract/runs.js';
 
 export interface AppOptions {
   /** The process logger; omitted, the app logs nothing (tests). */

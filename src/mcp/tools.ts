@@ -12,7 +12,7 @@ import { workflowRunView } from '../workflows/runView.js';
 import { toolCall as runTool } from './result.js';
 import fastJson from 'fast-json-stringify';
 import { Type } from '@sinclair/typebox';
-import { ModelEntry, SearchResponse, SubModel } from '../http/schemas/models.js';
+import { ModelEntry, SearchResponse, SubModel } from '../contract/models.js';
 
 // GET /v1/models/search is serialized by Fastify with fast-json-stringify over this schema (key order and
 // field set follow the schema), so compiling the same schema here makes search_models byte-identical (spec 4.5).

@@ -1,3 +1,5 @@
+import type { Static } from '@sinclair/typebox';
+import type { CreateNodeRunBody } from '../contract/runs.js';
 import crypto from 'node:crypto';
 import { canonicalJson } from '../canonicalJson.js';
 import type { Db } from '../db/pool.js';
@@ -16,15 +18,13 @@ import { finishNodeRun } from './settle.js';
 import * as q from './queries.js';
 import { fairPrioritySql } from '../queue/fairness.js';
 
-export interface CreateNodeRun {
+/** A model run to create: the request body of POST /v1/nodes/{nodeType}/run plus what the route reads from the path and headers. */
+export type CreateNodeRun = Static<typeof CreateNodeRunBody> & {
   accountId: string;
   nodeType: string;
-  subModelId?: string | null;
-  input: unknown;
-  webhook?: unknown;
   idempotencyKey?: string;
   cancelAfterSeconds?: number;
-}
+};
 
 export interface CreatedRun {
   /** The new run's main columns (id, status, estimated_microcredits, …), or a replayed run's whole row. */

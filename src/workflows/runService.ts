@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
+import type { CreateWorkflowRunBody, ListWorkflowRunsQuery } from '../contract/runs.js';
 import { canonicalJson } from '../canonicalJson.js';
 import type { Db } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
@@ -23,6 +25,9 @@ const STATUSES = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'];
  * What workflow runs use of the run records module (runs/service.ts provides it; services.ts wires it):
  * declared here so `workflows` does not import `runs`.
  */
+/** A workflow run to create: the request body of POST /v1/runs plus what the route reads from headers. */
+export type CreateWorkflowRun = Static<typeof CreateWorkflowRunBody> & { accountId: string; idempotencyKey?: string; cancelAfterSeconds?: number };
+
 export interface RunRecords {
   claimIdempotencyKey(tx: Parameters<Parameters<Db['tx']>[0]>[0], accountId: string, key: string, scope: string, hash: string, runId: string): Promise<string | undefined>;
   get(accountId: string, runId: string, kind?: 'node' | 'workflow'): Promise<any>;
@@ -39,7 +44,7 @@ export class WorkflowRunService {
     private readonly checkWebhookUrl: (url: string) => Promise<void>,
   ) {}
 
-  async create(c: { accountId: string; workflowId: string; values?: unknown; webhook?: unknown; idempotencyKey?: string; cancelAfterSeconds?: number }) {
+  async create(c: CreateWorkflowRun) {
     const row = await this.workflows.getRow(c.accountId, c.workflowId);
     const graph: Graph = row.graph;
     this.workflows.check(graph, true);
@@ -95,7 +100,7 @@ export class WorkflowRunService {
     return runs.sort((a, b) => order.get(a.id)! - order.get(b.id)!).map((run) => ({ run, nodes: nodes.filter((n) => n.run_id === run.id) }));
   }
 
-  async list(accountId: string, f: { cursor?: string; limit: number; status?: string; workflowId?: string }) {
+  async list(accountId: string, f: Static<typeof ListWorkflowRunsQuery>) {
     if (f.status !== undefined && !STATUSES.includes(f.status)) throw new AppError('VALIDATION_ERROR', `status must be one of ${STATUSES.join(', ')}`, { details: [{ path: 'query.status', message: 'is not a run status' }] });
     const after = decodeCursor(f.cursor);
     const rows = (await this.db.query(

@@ -1,25 +1,24 @@
 import type { PoolClient } from 'pg';
+import type { Static } from '@sinclair/typebox';
+import type { AddEdgeBody, AddNodeBody, CreateWorkflowBody, ListWorkflowsQuery, NodeInputSchema, PatchNodeBody, PatchWorkflowBody, QuickCreateWorkflowBody } from '../contract/workflows.js';
 import type { Db } from '../db/pool.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
 import { decodeCursor, pageOf } from '../pagination.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { isMultiMode } from '../catalog/catalog.js';
-import type { ModeDef, PortType } from '../catalog/types.js';
+import type { ModeDef } from '../catalog/types.js';
 import { copyGraph, makeRequestFields, requestNode, responseNode, workflowView } from './record.js';
 import { portsOf, requestFieldsOf } from './ports.js';
 import { validateGraph, type ModeLookup } from './validate.js';
 import { columnOf, firstFreeRow, positionFor } from './layout.js';
 import { MAX_WORKFLOW_NODES, type Graph, type GraphEdge, type GraphNode, type NodeError } from './types.js';
 
-export interface NodeInput {
-  id?: string;
-  type: string;
-  subModelId?: string | null;
-  label?: string | null;
-  position?: { x: number; y: number };
-  data?: Record<string, unknown>;
-}
+/** A node as a request gives it (src/contract/workflows.ts); ids, labels and positions are filled in. */
+export type NodeInput = Static<typeof NodeInputSchema>;
+
+/** The web editor's whole-graph save: a create body without request fields, every field but the graph optional. */
+export type ReplaceGraphInput = Omit<Static<typeof CreateWorkflowBody>, 'name' | 'requestFields'> & { name?: string };
 
 const WF_ID = /^wf_[0-9A-Za-z]{1,40}$/;
 const SLUG = /^[a-z0-9][a-z0-9-]{0,80}$/;
@@ -93,7 +92,7 @@ export class WorkflowService {
     };
   }
 
-  async create(accountId: string, input: { name: string; description?: string; nodes: NodeInput[]; edges: Array<Omit<GraphEdge, 'id'> & { id?: string }>; requestFields?: Array<{ name: string; type: PortType; value?: unknown }> }) {
+  async create(accountId: string, input: Static<typeof CreateWorkflowBody>) {
     if (input.nodes.length > MAX_WORKFLOW_NODES) throw new AppError('TOO_MANY_NODES', `a workflow has at most ${MAX_WORKFLOW_NODES} nodes`);
     const nodes = input.nodes.map((n, i) => this.normalizeNode(n, i));
     let request = nodes.find((n) => n.type === 'request');
@@ -119,7 +118,7 @@ export class WorkflowService {
     return workflowView(r.rows[0]);
   }
 
-  async quickCreate(accountId: string, input: { name?: string; description?: string; requestFields?: Array<{ name: string; type: PortType; value?: unknown }> }) {
+  async quickCreate(accountId: string, input: Static<typeof QuickCreateWorkflowBody>) {
     return this.create(accountId, { name: input.name ?? 'Untitled workflow', description: input.description, nodes: [], edges: [], requestFields: input.requestFields });
   }
 
@@ -139,7 +138,7 @@ export class WorkflowService {
     return workflowView(await this.getRow(accountId, idOrSlug));
   }
 
-  async list(accountId: string, f: { cursor?: string; limit: number; search?: string }) {
+  async list(accountId: string, f: Static<typeof ListWorkflowsQuery>) {
     const after = decodeCursor(f.cursor);
     const rows = (await this.db.query(
       `SELECT id, name, updated_at, jsonb_array_length(graph->'nodes') AS node_count FROM workflows
@@ -165,7 +164,7 @@ export class WorkflowService {
     });
   }
 
-  async patch(accountId: string, id: string, p: { name?: string; description?: string }) {
+  async patch(accountId: string, id: string, p: Static<typeof PatchWorkflowBody>) {
     return (await this.mutate(accountId, id, (row) => {
       if (p.name !== undefined) row.name = p.name;
       if (p.description !== undefined) row.description = p.description;
@@ -177,7 +176,7 @@ export class WorkflowService {
    * editor saves. Node ids, positions and values are kept as given, so reading the workflow back returns
    * exactly the graph that was built; the graph must keep its one Request and at least one Response node.
    */
-  async replaceGraph(accountId: string, id: string, input: { name?: string; description?: string; nodes: NodeInput[]; edges: Array<Omit<GraphEdge, 'id'> & { id?: string }> }) {
+  async replaceGraph(accountId: string, id: string, input: ReplaceGraphInput) {
     if (input.nodes.length > MAX_WORKFLOW_NODES) throw new AppError('TOO_MANY_NODES', `a workflow has at most ${MAX_WORKFLOW_NODES} nodes`);
     return (await this.mutate(accountId, id, (row, graph) => {
       const nodes = input.nodes.map((n, i) => this.normalizeNode(n, i));
@@ -224,7 +223,7 @@ export class WorkflowService {
     };
   }
 
-  async addNode(accountId: string, id: string, b: { nodeType: string; subModelId?: string; mode?: string; inputs?: Record<string, unknown>; column?: number; row?: number; position?: { x: number; y: number }; label?: string }) {
+  async addNode(accountId: string, id: string, b: Static<typeof AddNodeBody>) {
     const { model, mode } = this.resolveMode(b.nodeType, b.subModelId, b.mode);
     const out = await this.mutate(accountId, id, (_row, graph) => {
       if (graph.nodes.length >= MAX_WORKFLOW_NODES) throw new AppError('TOO_MANY_NODES', `a workflow has at most ${MAX_WORKFLOW_NODES} nodes`);
@@ -242,7 +241,7 @@ export class WorkflowService {
     return this.nodeInfo(out.result, mode);
   }
 
-  async patchNode(accountId: string, id: string, nodeId: string, b: { inputs?: Record<string, unknown>; subModelId?: string; mode?: string; position?: { x: number; y: number }; label?: string }) {
+  async patchNode(accountId: string, id: string, nodeId: string, b: Static<typeof PatchNodeBody>) {
     const out = await this.mutate(accountId, id, (_row, graph) => {
       const node = graph.nodes.find((n) => n.id === nodeId);
       if (!node) throw new AppError('NOT_FOUND', `node ${nodeId} not found in this workflow`);
@@ -282,7 +281,7 @@ export class WorkflowService {
     });
   }
 
-  async addEdge(accountId: string, id: string, b: { sourceNodeId: string; sourceHandle: string; targetNodeId: string; targetHandle: string }) {
+  async addEdge(accountId: string, id: string, b: Static<typeof AddEdgeBody>) {
     const out = await this.mutate(accountId, id, (_row, graph) => {
       const edge: GraphEdge = { id: newId('edge'), source: b.sourceNodeId, sourceHandle: b.sourceHandle, target: b.targetNodeId, targetHandle: b.targetHandle };
       graph.edges.push(edge);

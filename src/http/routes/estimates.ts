@@ -2,26 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { AppError } from '../../errors.js';
-import { estimateNodes, MAX_NODES, totalMicrocredits } from '../../catalog/estimate.js';
+import { estimateNodes, totalMicrocredits } from '../../catalog/estimate.js';
 import { type TypedApp, withErrors } from '../schemas/common.js';
-import { Estimate, EstimateNode } from '../schemas/models.js';
-
-// No maxItems in the schema: more than MAX_NODES nodes is its own error code (TOO_MANY_NODES), not a schema failure.
-const NodesBody = Type.Object({ nodes: Type.Array(EstimateNode, { description: `Node configurations, at most ${MAX_NODES}` }) });
-
-const NodeEstimateBody = Type.Object({
-  nodes: Type.Optional(Type.Array(EstimateNode)),
-  nodeType: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  subModelId: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
-  data: Type.Optional(Type.Object({}, { additionalProperties: true })),
-  input: Type.Optional(Type.Object({}, { additionalProperties: true })),
-}, { description: 'Either { nodes: [{ type, data?, subModelId? }] } or one node as { nodeType, subModelId?, data? | input? }' });
+import { Estimate, NodeEstimateBody, NodesEstimateBody } from '../../contract/models.js';
 
 /** Cost estimates (spec 4.4, 4.6): the same pricing function that charges runs. */
 export async function estimateRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
   app.post('/v1/workflows/estimate-credits', {
     schema: {
-      tags: ['workflows'], summary: 'Estimate workflow cost', body: NodesBody,
+      tags: ['workflows'], summary: 'Estimate workflow cost', body: NodesEstimateBody,
       response: withErrors({ 200: Type.Object({ totalMicrocredits: Type.Integer(), estimates: Type.Array(Estimate) }) }),
     },
   }, async (req) => {

@@ -4,7 +4,7 @@ import type { Services } from '../../services.js';
 import { catalogView, modelEntry, pricingView, schemaView } from '../../catalog/views.js';
 import { search } from '../../catalog/search.js';
 import { type TypedApp, withErrors } from '../schemas/common.js';
-import { CatalogResponse, ModelEntry, ModelPricing, ModelSchema, SearchResponse } from '../schemas/models.js';
+import { CatalogResponse, ModelEntry, ModelPricing, ModelSchema, SearchResponse } from '../../contract/models.js';
 
 const ModelIdParams = Type.Object({ modelId: Type.String({ minLength: 1, maxLength: 100 }) });
 

@@ -5,7 +5,7 @@ import { parseCancelAfter, parsePreferWait } from '../runHeaders.js';
 import { nodeRunView } from '../../runs/view.js';
 import { principalOf } from '../plugins/auth.js';
 import { type TypedApp, withErrors } from '../schemas/common.js';
-import { NodeRunCreated, NodeRunSchema, RunCreatedSchema, WebhookConfigSchema } from '../schemas/runs.js';
+import { CreateNodeRunBody, NodeRunCreated, NodeRunSchema, RunCreatedSchema } from '../../contract/runs.js';
 
 const RunIdParams = Type.Object({ runId: Type.String({ maxLength: 100 }) });
 const header = (req: FastifyRequest, name: string): string | undefined => {
@@ -23,11 +23,7 @@ export async function nodeRunRoutes(app: TypedApp, { services }: { services: Ser
       tags, summary: 'Start a standalone model run',
       description: 'Validates the input against the model schema, prices it, reserves the cost and queues the run. Headers: Idempotency-Key (same key and body within 24 h return the first run), Cancel-After (seconds or 90s/5m/1h), Prefer: wait=N (1..60: answer when the run ends or after N s, with the run record).',
       params: Type.Object({ nodeType: Type.String({ maxLength: 100 }) }),
-      body: Type.Object({
-        subModelId: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
-        input: Type.Optional(Type.Object({}, { additionalProperties: true })),
-        webhook: Type.Optional(Type.Union([Type.Ref(WebhookConfigSchema), Type.Null()])),
-      }, { additionalProperties: false }),
+      body: CreateNodeRunBody,
       headers: Type.Object({
         'idempotency-key': Type.Optional(Type.String()),
         'cancel-after': Type.Optional(Type.String()),

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { principalOf } from '../plugins/auth.js';
 import { type TypedApp, withErrors } from '../schemas/common.js';
+import { ListDeliveriesQuery } from '../../contract/webhooks.js';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 const Delivery = Type.Object({
@@ -27,10 +28,7 @@ export async function webhookRoutes(app: TypedApp, { services }: { services: Ser
   app.get('/v1/webhooks/deliveries', {
     schema: {
       tags, summary: 'List webhook deliveries and their attempts, newest first',
-      querystring: Type.Object({
-        runId: Type.Optional(Type.String({ maxLength: 100 })), status: Type.Optional(Type.String({ maxLength: 20 })),
-        cursor: Type.Optional(Type.String({ maxLength: 30 })), limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
-      }),
+      querystring: ListDeliveriesQuery,
       response: withErrors({ 200: Type.Object({ items: Type.Array(Delivery), nextCursor: Type.Union([Type.String(), Type.Null()]) }) }),
     },
   }, async (req) => services.deliveries.list(principalOf(req).accountId, req.query));

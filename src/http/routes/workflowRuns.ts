@@ -5,7 +5,7 @@ import { parseCancelAfter, parsePreferWait } from '../runHeaders.js';
 import { workflowRunView } from '../../workflows/runView.js';
 import { principalOf } from '../plugins/auth.js';
 import { type TypedApp, withErrors } from '../schemas/common.js';
-import { RunCreatedSchema, WebhookConfigSchema, WorkflowRun, WorkflowRunCreated } from '../schemas/runs.js';
+import { CreateWorkflowRunBody, ListWorkflowRunsQuery, RunCreatedSchema, WorkflowRun, WorkflowRunCreated } from '../../contract/runs.js';
 import { STREAM_RULES, streamRunEvents } from './runEvents.js';
 
 const RunId = Type.Object({ runId: Type.String({ maxLength: 100 }) });
@@ -28,11 +28,7 @@ export async function workflowRunRoutes(app: TypedApp, { services }: { services:
     schema: {
       tags, summary: 'Start a workflow run',
       description: 'values: { <requestNodeId>: { <field id or name>: value } }. Headers as for model runs: Idempotency-Key, Cancel-After, Prefer: wait=N.',
-      body: Type.Object({
-        workflowId: Type.String({ minLength: 1, maxLength: 100, description: 'A workflow id or a system workflow slug' }),
-        values: Type.Optional(Type.Object({}, { additionalProperties: true })),
-        webhook: Type.Optional(Type.Union([Type.Ref(WebhookConfigSchema), Type.Null()])),
-      }, { additionalProperties: false }),
+      body: CreateWorkflowRunBody,
       headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()), 'cancel-after': Type.Optional(Type.String()), prefer: Type.Optional(Type.String()) }),
       response: withErrors({ 200: WorkflowRunCreated, 202: Type.Union([Type.Ref(RunCreatedSchema), WorkflowRunCreated]) }, [403, 404, 409, 413, 503]),
     },
@@ -79,10 +75,7 @@ export async function workflowRunRoutes(app: TypedApp, { services }: { services:
   app.get('/v1/runs', {
     schema: {
       tags, summary: 'List workflow runs, newest first',
-      querystring: Type.Object({
-        cursor: Type.Optional(Type.String({ maxLength: 500 })), limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-        status: Type.Optional(Type.String({ maxLength: 20 })), workflowId: Type.Optional(Type.String({ maxLength: 100 })),
-      }),
+      querystring: ListWorkflowRunsQuery,
       response: withErrors({ 200: Type.Object({ items: Type.Array(Type.Ref(WorkflowRun)), nextCursor: Type.Union([Type.String(), Type.Null()]) }) }),
     },
   }, async (req) => {

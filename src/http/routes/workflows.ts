@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { principalOf } from '../plugins/auth.js';
 import { type TypedApp, withErrors } from '../schemas/common.js';
-import { EdgeInputSchema, NodeInputSchema, Position, RequestFieldInput, WorkflowSchema } from '../schemas/workflows.js';
+import { AddEdgeBody, AddNodeBody, CreateWorkflowBody, ListWorkflowsQuery, PatchNodeBody, PatchWorkflowBody, QuickCreateWorkflowBody, WorkflowSchema } from '../../contract/workflows.js';
 
 const Id = Type.Object({ id: Type.String({ maxLength: 100 }) });
 const IdNode = Type.Object({ id: Type.String({ maxLength: 100 }), nodeId: Type.String({ maxLength: 100 }) });
@@ -21,13 +21,7 @@ export async function workflowRoutes(app: TypedApp, { services }: { services: Se
     schema: {
       tags, summary: 'Create a workflow from a full graph',
       description: 'Missing Request and Response nodes are added. An invalid graph answers 400 INVALID_GRAPH with nodeErrors [{ nodeId, port?, message }].',
-      body: Type.Object({
-        name: Type.String({ minLength: 1, maxLength: 200 }),
-        description: Type.Optional(Type.String({ maxLength: 5000 })),
-        nodes: Type.Array(NodeInputSchema),
-        edges: Type.Array(EdgeInputSchema),
-        requestFields: Type.Optional(Type.Array(RequestFieldInput, { maxItems: 50 })),
-      }, { additionalProperties: false }),
+      body: CreateWorkflowBody,
       response: withErrors({ 201: WorkflowRef }, graphErrors),
     },
   }, async (req, reply) => reply.code(201).send(await wf.create(acct(req), req.body)));
@@ -35,11 +29,7 @@ export async function workflowRoutes(app: TypedApp, { services }: { services: Se
   app.post('/v1/workflows/quick-create', {
     schema: {
       tags, summary: 'Create a scaffolded Request and Response workflow',
-      body: Type.Object({
-        name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-        description: Type.Optional(Type.String({ maxLength: 5000 })),
-        requestFields: Type.Optional(Type.Array(RequestFieldInput, { maxItems: 50 })),
-      }, { additionalProperties: false }),
+      body: QuickCreateWorkflowBody,
       response: withErrors({ 201: WorkflowRef }),
     },
   }, async (req, reply) => reply.code(201).send(await wf.quickCreate(acct(req), req.body ?? {})));
@@ -47,7 +37,7 @@ export async function workflowRoutes(app: TypedApp, { services }: { services: Se
   app.get('/v1/workflows', {
     schema: {
       tags, summary: 'List workflows, most recently changed first',
-      querystring: Type.Object({ cursor: Type.Optional(Type.String({ maxLength: 500 })), limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }), search: Type.Optional(Type.String({ maxLength: 200 })) }),
+      querystring: ListWorkflowsQuery,
       response: withErrors({ 200: Type.Object({ items: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), updatedAt: Type.String(), nodeCount: Type.Integer() })), nextCursor: Type.Union([Type.String(), Type.Null()]) }) }),
     },
   }, async (req) => wf.list(acct(req), req.query));
@@ -59,7 +49,7 @@ export async function workflowRoutes(app: TypedApp, { services }: { services: Se
   app.patch('/v1/workflows/:id', {
     schema: {
       tags, summary: 'Rename or describe a workflow', params: Id,
-      body: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), description: Type.Optional(Type.String({ maxLength: 5000 })) }, { additionalProperties: false }),
+      body: PatchWorkflowBody,
       response: withErrors({ 200: WorkflowRef }, graphErrors),
     },
   }, async (req) => wf.patch(acct(req), req.params.id, req.body));
@@ -75,16 +65,7 @@ export async function workflowRoutes(app: TypedApp, { services }: { services: Se
     schema: {
       tags, summary: 'Add a node to a workflow', params: Id,
       description: 'Placed by column (≥ 1; column 1 is the first batch after the Request node) and row, or at an exact position. `mode` may be a subModelId or a sub-model category.',
-      body: Type.Object({
-        nodeType: Type.String({ minLength: 1, maxLength: 100 }),
-        subModelId: Type.Optional(Type.String({ maxLength: 100 })),
-        mode: Type.Optional(Type.String({ maxLength: 100 })),
-        inputs: Type.Optional(Type.Object({}, { additionalProperties: true })),
-        column: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-        row: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
-        position: Type.Optional(Position),
-        label: Type.Optional(Type.String({ maxLength: 200 })),
-      }, { additionalProperties: false }),
+      body: AddNodeBody,
       response: withErrors({ 201: Type.Object({
         nodeId: Type.String(), type: Type.String(), subModelId: Type.Union([Type.String(), Type.Null()]), mode: Type.String(),
         position: Type.Object({ x: Type.Number(), y: Type.Number() }), inputPorts: Type.Array(Type.String()), outputPorts: Type.Array(Type.String()), inputsSet: Type.Array(Type.String()),
@@ -96,13 +77,7 @@ export async function workflowRoutes(app: TypedApp, { services }: { services: Se
     schema: {
       tags, summary: 'Update input values of a node', params: IdNode,
       description: 'Inputs are merged into the node\'s values and validated; null removes a value.',
-      body: Type.Object({
-        inputs: Type.Optional(Type.Object({}, { additionalProperties: true })),
-        subModelId: Type.Optional(Type.String({ maxLength: 100 })),
-        mode: Type.Optional(Type.String({ maxLength: 100 })),
-        position: Type.Optional(Position),
-        label: Type.Optional(Type.String({ maxLength: 200 })),
-      }, { additionalProperties: false }),
+      body: PatchNodeBody,
       response: withErrors({ 200: Type.Object({ nodeId: Type.String(), type: Type.String(), subModelId: Type.Union([Type.String(), Type.Null()]), data: Type.Object({}, { additionalProperties: true }), inputsSet: Type.Array(Type.String()) }) }, graphErrors),
     },
   }, async (req) => {
@@ -121,10 +96,7 @@ export async function workflowRoutes(app: TypedApp, { services }: { services: Se
   app.post('/v1/workflows/:id/edges', {
     schema: {
       tags, summary: 'Connect an output port to an input port', params: Id,
-      body: Type.Object({
-        sourceNodeId: Type.String({ minLength: 1, maxLength: 64 }), sourceHandle: Type.String({ minLength: 1, maxLength: 200 }),
-        targetNodeId: Type.String({ minLength: 1, maxLength: 64 }), targetHandle: Type.String({ minLength: 1, maxLength: 200 }),
-      }, { additionalProperties: false }),
+      body: AddEdgeBody,
       response: withErrors({ 201: Type.Object({
         edgeId: Type.String(), source: Type.String(), sourceHandle: Type.String(), target: Type.String(), targetHandle: Type.String(),
         dataTypes: Type.Object({ source: Type.Union([Type.String(), Type.Null()]), target: Type.Union([Type.String(), Type.Null()]) }),

@@ -1,19 +1,13 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { ErrorResponse } from '../../contract/errors.js';
 
-/** Shared response schemas. Every route lists ErrorResponse for its error statuses so OpenAPI stays true. */
-export const ErrorResponse = Type.Object(
-  {
-    error: Type.String(),
-    message: Type.String(),
-    code: Type.String(),
-    traceId: Type.String({ pattern: '^req_' }),
-    details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), { description: 'Each offending field, as body.input.prompt-style paths' })),
-    nodeErrors: Type.Optional(Type.Array(Type.Object({ nodeId: Type.String(), port: Type.Optional(Type.String()), message: Type.String() }), { description: 'INVALID_GRAPH: what is wrong with which node' })),
-  },
-  { $id: 'ErrorResponse', additionalProperties: true },
-);
+/**
+ * HTTP-only helpers around the contract (src/contract/): the response maps and the typed app need Fastify,
+ * so they stay here; the shapes themselves live in src/contract/, where services may import them too.
+ */
+export { ErrorResponse };
 
 const errorRef = Type.Ref(ErrorResponse);
 

@@ -6,7 +6,7 @@ import { isMultiMode } from '../../catalog/catalog.js';
 import { search } from '../../catalog/search.js';
 import { estimateNodes, MAX_NODES, type EstimateNode } from '../../catalog/estimate.js';
 import { streamRunEvents } from '../../http/routes/runEvents.js';
-import { EdgeInputSchema, NodeInputSchema } from '../../http/schemas/workflows.js';
+import { EdgeInputSchema, NodeInputSchema } from '../../contract/workflows.js';
 import { REQUEST_FIELD_TYPES } from '../../workflows/record.js';
 import { workflowRunView } from '../../workflows/runView.js';
 import { actingPrincipal, pageContext, sendHtml, signedIn } from '../context.js';

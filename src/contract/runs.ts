@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { EVENT_TYPES } from '../../events/types.js';
+import { EVENT_TYPES } from '../events/types.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -110,3 +110,25 @@ export const WebhookEventSchema = Type.Object({
   error: Nullable(Type.String()),
   createdAt: Type.String({ format: 'date-time' }),
 }, { $id: 'WebhookEvent' });
+
+// Request shapes: the routes validate them and the run services take their Static<> types.
+
+/** POST /v1/nodes/{nodeType}/run. */
+export const CreateNodeRunBody = Type.Object({
+  subModelId: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
+  input: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  webhook: Type.Optional(Type.Union([Type.Ref(WebhookConfigSchema), Type.Null()])),
+}, { additionalProperties: false });
+
+/** POST /v1/runs. */
+export const CreateWorkflowRunBody = Type.Object({
+  workflowId: Type.String({ minLength: 1, maxLength: 100, description: 'A workflow id or a system workflow slug' }),
+  values: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  webhook: Type.Optional(Type.Union([Type.Ref(WebhookConfigSchema), Type.Null()])),
+}, { additionalProperties: false });
+
+/** GET /v1/runs. */
+export const ListWorkflowRunsQuery = Type.Object({
+  cursor: Type.Optional(Type.String({ maxLength: 500 })), limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  status: Type.Optional(Type.String({ maxLength: 20 })), workflowId: Type.Optional(Type.String({ maxLength: 100 })),
+});

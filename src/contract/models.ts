@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { MAX_NODES } from '../catalog/estimate.js';
 
 /** Response schemas of the model discovery endpoints (api-decisions.md, "Models"). */
 /** How a model works (api-decisions.md): ml, tool, procedural or remote. */
@@ -110,3 +111,16 @@ export const Estimate = Type.Object({
     description: 'Pricing inputs absent from `data`, priced at their defaults. In a workflow such inputs usually arrive along edges: a run charges each node the price of the input it actually receives, reserved before the node runs.',
   })),
 });
+
+/** POST /v1/workflows/estimate-credits. */
+// No maxItems in the schema: more than MAX_NODES nodes is its own error code (TOO_MANY_NODES), not a schema failure.
+export const NodesEstimateBody = Type.Object({ nodes: Type.Array(EstimateNode, { description: `Node configurations, at most ${MAX_NODES}` }) });
+
+/** POST /v1/nodes/estimate-credits. */
+export const NodeEstimateBody = Type.Object({
+  nodes: Type.Optional(Type.Array(EstimateNode)),
+  nodeType: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  subModelId: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
+  data: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  input: Type.Optional(Type.Object({}, { additionalProperties: true })),
+}, { description: 'Either { nodes: [{ type, data?, subModelId? }] } or one node as { nodeType, subModelId?, data? | input? }' });
