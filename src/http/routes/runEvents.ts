@@ -51,13 +51,16 @@ export async function streamRunEvents(services: Services, req: FastifyRequest, r
   res.write(': stream of run events\n\n');
   let closed = false;
   let pumping: Promise<void> = Promise.resolve();
+  let off: (() => void) | undefined;
+  let offReconnect: (() => void) | undefined;
+  let keepAlive: NodeJS.Timeout | undefined;
   const close = () => {
     if (closed) return;
     closed = true;
     streamsOf(services).delete(close);
     releaseKey();
-    off();
-    offReconnect();
+    off?.();
+    offReconnect?.();
     clearInterval(keepAlive);
     res.end();
   };
@@ -73,19 +76,23 @@ export async function streamRunEvents(services: Services, req: FastifyRequest, r
       }
     }).catch(() => close());
   };
-  const off = await services.notifier.subscribe(CHANNELS.events, (payload) => {
+  // Known to the shutdown before the first await: a stop that comes while the subscription is being made
+  // must still end this stream (the client has its first bytes and waits).
+  streamsOf(services).add(close);
+  req.raw.on('close', close);
+  const unsubscribe = await services.notifier.subscribe(CHANNELS.events, (payload) => {
     if (payload.endsWith(`:${runId}`)) pump();
   });
-  const offReconnect = services.notifier.onReconnect(pump);
-  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+  if (closed) return unsubscribe();
+  off = unsubscribe;
+  offReconnect = services.notifier.onReconnect(pump);
+  keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
   endForKey = (reason) => {
     if (closed) return;
     const body = { error: reason.message, message: reason.message, code: reason.code, traceId: req.id };
     res.write(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
     close();
   };
-  req.raw.on('close', close);
-  streamsOf(services).add(close);
   pump();
 }
 
