@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { BIN } from './helpers/cli.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { balance, waitForStatus } from './helpers/poll.js';
+import { balance, processAlive, until, waitForStatus } from './helpers/poll.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,15 +26,6 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /** Waits until the engine wrote a process id other than `not` to `file`, and returns it. */
 async function engineStarted(file: string, not?: number): Promise<number> {
   const deadline = Date.now() + 90_000;
@@ -42,14 +33,6 @@ async function engineStarted(file: string, not?: number): Promise<number> {
     const pid = fs.existsSync(file) ? Number(fs.readFileSync(file, 'utf8')) : 0;
     if (pid && pid !== not) return pid;
     assert.ok(Date.now() < deadline, `the engine did not start (${file})`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function until(what: string, check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!check()) {
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -89,7 +72,7 @@ test('kill -9 of a worker mid-run: another worker finishes it, charged exactly o
   first.child.kill('SIGKILL');
   await first.exited;
   // The dead worker's engine process does not run on without an owner.
-  await until('the dead worker\'s engine child to exit', () => !alive(firstEngine));
+  await until('the dead worker\'s engine child to exit', () => !processAlive(firstEngine));
 
   startWorker();
   await engineStarted(files.started_file, firstEngine);

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { balance, waitForStatus } from './helpers/poll.js';
+import { balance, processAlive, until, waitForStatus } from './helpers/poll.js';
 import { TEST_ENGINES_MODULE } from './helpers/testEngines.js';
 
 /**
@@ -26,24 +26,6 @@ let n = 0;
 const files = () => {
   n++;
   return { started_file: path.join(dir, `started-${n}`), release_file: path.join(dir, `release-${n}`) };
-};
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 };
 
 async function startSleeper(key: string, opts: { busy?: boolean; headers?: Record<string, string> } = {}) {
@@ -79,7 +61,7 @@ describe('engines run outside the service process', () => {
     assert.equal(failed.creditUsed, 0);
     // The service answers and the neighbour's run, in another child, goes on to complete.
     assert.equal((await srv.request('GET', '/healthz')).status, 200);
-    assert.ok(alive(neighbour.pid));
+    assert.ok(processAlive(neighbour.pid));
     neighbour.release();
     assert.equal((await waitForStatus(srv, u.key, `/v1/nodes/runs/${neighbour.runId}`, ['COMPLETED', 'FAILED'])).status, 'COMPLETED');
     const after = await balance(srv, u.key);
@@ -101,7 +83,7 @@ describe('engines run outside the service process', () => {
     const s = await startSleeper(u.key, { busy: true });
     const c = await srv.request('POST', `/v1/nodes/runs/${s.runId}/cancel`, { key: u.key });
     assert.equal(c.status, 200, c.text);
-    await until('the busy child to be killed', () => !alive(s.pid), 30_000);
+    await until('the busy child to be killed', () => !processAlive(s.pid), 30_000);
     assert.equal((await waitForStatus(srv, u.key, `/v1/nodes/runs/${s.runId}`, ['CANCELED'])).status, 'CANCELED');
     assert.deepEqual(await balance(srv, u.key), before);
     const next = await startSleeper(u.key, { busy: true });
@@ -113,7 +95,7 @@ describe('engines run outside the service process', () => {
   test('a Cancel-After deadline kills the busy child too', async () => {
     const u = await srv.user();
     const s = await startSleeper(u.key, { busy: true, headers: { 'cancel-after': '2s' } });
-    await until('the child to be killed at the deadline', () => !alive(s.pid), 60_000);
+    await until('the child to be killed at the deadline', () => !processAlive(s.pid), 60_000);
     assert.equal((await waitForStatus(srv, u.key, `/v1/nodes/runs/${s.runId}`, ['CANCELED'])).status, 'CANCELED');
     assert.equal((await balance(srv, u.key)).reservedMicrocredits, 0);
   });

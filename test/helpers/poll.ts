@@ -15,3 +15,22 @@ export async function waitForStatus(srv: TestServer, key: string, path: string, 
 export async function balance(srv: TestServer, key: string): Promise<{ availableBalance: number; reservedMicrocredits: number }> {
   return (await srv.request('GET', '/v1/credits/balance', { key })).body;
 }
+
+/** Polls `check` until it holds, failing after `timeoutMs` with what was awaited (no duration is asserted). */
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Whether a process with this id is still running. */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
