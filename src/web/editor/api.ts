@@ -1,5 +1,6 @@
 import type { GraphEdge, GraphNode, RequestField } from '../../workflows/types.js';
 import type { FieldSpec, OutputSpec, FineCategory } from '../../catalog/types.js';
+import type { SearchEntry as CatalogSearchEntry } from '../../catalog/search.js';
 
 /** What the page hands the editor (the `editor-config` JSON block). */
 export interface WorkflowView {
@@ -44,14 +45,8 @@ export interface CatalogModel {
   modes: CatalogMode[];
 }
 
-export interface SearchEntry {
-  modelId: string;
-  nodeType: string;
-  subModelId?: string;
-  name: string;
-  description: string;
-  available: boolean;
-}
+/** The search's own entry (catalog/search.ts), less what the palette does not show. */
+export type SearchEntry = Omit<CatalogSearchEntry, 'engine' | 'note'>;
 
 export interface SearchResult {
   modelCatalog?: Record<string, SearchEntry[]>;
