@@ -21,9 +21,13 @@ export const APPLY_CAPTURE = `UPDATE account_balances SET posted = posted - $2, 
 export const APPLY_RELEASE = `UPDATE account_balances SET reserved = reserved - $2 WHERE account_id = $1 RETURNING posted, reserved`;
 export const LEDGER_PAGE = `SELECT id, kind, posted_delta, reserved_delta, run_id, note, created_at FROM ledger_entries
   WHERE account_id = $1 AND ($2::bigint IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`;
-export const BALANCE_AND_SUBSCRIPTION = `SELECT b.posted, b.reserved, EXISTS (SELECT 1 FROM subscriptions s
+/**
+ * Balances and whether a subscription is active, for a batch of accounts ($1, each once): the balance
+ * reads that arrive together share one statement (billing/service.ts).
+ */
+export const BALANCES_AND_SUBSCRIPTIONS = `SELECT b.account_id, b.posted, b.reserved, EXISTS (SELECT 1 FROM subscriptions s
   WHERE s.account_id = b.account_id AND s.status = 'active' AND s.current_period_end > now()) AS active
-  FROM account_balances b WHERE b.account_id = $1`;
+  FROM account_balances b WHERE b.account_id = ANY($1::text[])`;
 export const HAS_ACTIVE_SUBSCRIPTION = `SELECT EXISTS (SELECT 1 FROM subscriptions
   WHERE account_id = $1 AND status = 'active' AND current_period_end > now()) AS active`;
 /**
