@@ -19,7 +19,17 @@ export function createLogger(level: string, opts: { pretty?: boolean; destinatio
     level,
     redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.authorization', 'key'], censor: '[redacted]' },
   };
-  if (!(opts.pretty ?? wantsPrettyLogs())) return opts.destination ? pino(options, opts.destination) : pino(options);
+  if (!(opts.pretty ?? wantsPrettyLogs())) return pino(options, opts.destination ?? jsonStdout());
   // Synchronous, in this thread: a start-up line is on the terminal before the next step begins.
   return pino(options, pretty({ sync: true, destination: opts.destination ?? 1, colorize: !opts.destination && Boolean(process.stdout.isTTY), translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: true }));
+}
+
+/**
+ * JSON lines to stdout, written asynchronously: lines logged while a write is in flight go out together
+ * in the next one. pino's default (one synchronous write per line) cost a system call per request, a
+ * fifth of the API process's time under load. pino flushes what is left when the process exits; a
+ * collector that stops reading makes it drop lines past 16 MiB instead of stalling every request.
+ */
+function jsonStdout() {
+  return pino.destination({ dest: 1, sync: false, maxLength: 16 * 1024 * 1024 });
 }

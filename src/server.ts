@@ -129,6 +129,8 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
         const closing = app!.close();
         if (!(await settledWithin([closing], graceMs))) app!.server.closeAllConnections();
         await closing;
+        // Rate-limit units this process holds on lease go back for the other API processes to use.
+        await services.keys.counter.close().catch((err) => log.warn({ err }, 'could not give back rate-limit leases'));
       },
     });
   }

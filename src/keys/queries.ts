@@ -1,3 +1,5 @@
+import { LEASE_TTL_MS } from './quotaLease.js';
+
 export const LOCK_USER = `SELECT id FROM users WHERE id = $1 FOR UPDATE`;
 export const COUNT_LIVE_KEYS = `SELECT count(*)::int AS n FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL`;
 export const INSERT_KEY = `INSERT INTO api_keys (id, user_id, label, prefix, key_hash, rate_per_minute, rate_per_day, expires_at)
@@ -31,55 +33,74 @@ SELECT k.id, k.user_id, k.key_hash, k.rate_per_minute, k.rate_per_day, k.expires
  WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
 
 /**
- * Counts a batch of requests against their keys' two fixed windows (UTC minute, UTC day) in one statement:
- * $1 key ids (each once), $2 how many requests each key brought, $3/$4 its per-minute/per-day limits.
- * Each key is admitted min(wanted, room left in either window) requests.
+ * Counts a batch of requests against their keys' two fixed windows (UTC minute, UTC day) in one statement.
+ * Per key (each once): $1 id, $2 how many requests it brought, $3 how many units more it would like as a
+ * lease (keys/quotaLease.ts), $4/$5 its per-minute/per-day limits, $6 unused units of an ended lease to give
+ * back, $7/$8 the minute and day window starts (epoch ms) that lease was counted in. Each key is admitted
+ * min(wanted, room left in either window) requests, then leased at most a quarter of what room is left, so
+ * leases shrink as a window fills and the last units are always counted one request at a time.
  *
  * Exact across processes: the window rows are locked in key order (so two batches never deadlock) and the
  * locked rows are the latest committed ones, so concurrent batches of any process serialise per key and
- * no window is over-admitted. A window never moves back (GREATEST), so a statement whose now() fell just
- * before a minute boundary that another already crossed counts into the newer window.
+ * no window is over-admitted; leased units count as used until given back. A window never moves back
+ * (GREATEST), so a statement whose now() fell just before a minute boundary that another already crossed
+ * counts into the newer window. A give-back only applies to the windows its lease was counted in.
+ * lease_until is when the latest lease of the key ends: a process refused before then may be refused only
+ * because units are out on lease, and asks again after it (keys/rateCounter.ts).
  *
  * key_windows is UNLOGGED: this statement writes no WAL, so its commit does not wait for a disk flush;
- * only the durable key_usage.last_used_at, refreshed at most once a minute per key, does.
+ * only the durable key_usage.last_used_at, refreshed at most once a minute per key, does. last_used_at is
+ * exact to within a lease's lifetime.
  * A key whose window row is missing (new, or PostgreSQL restarted after a crash) gets it inserted here and
  * comes back with admitted NULL: the caller counts it again in its next batch.
  */
 export const COUNT_REQUESTS = `
 WITH req AS (
-  SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::int[]) AS r(key_id, wanted, per_minute, per_day)
+  SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::int[], $6::int[], $7::bigint[], $8::bigint[])
+    AS r(key_id, wanted, extra, per_minute, per_day, back, back_minute_ms, back_day_ms)
 ), t AS (
   SELECT now() AS at, date_trunc('minute', now()) AS m0, date_trunc('day', now(), 'UTC') AS d0
 ), cur AS (
-  SELECT w.key_id,
+  SELECT w.key_id, w.lease_until,
          GREATEST(w.minute_start, t.m0) AS minute_start,
-         CASE WHEN w.minute_start >= t.m0 THEN w.minute_count ELSE 0 END AS minute_used,
+         CASE WHEN w.minute_start >= t.m0 THEN w.minute_count ELSE 0 END AS minute_count,
          GREATEST(w.day_start, t.d0) AS day_start,
-         CASE WHEN w.day_start >= t.d0 THEN w.day_count ELSE 0 END AS day_used
+         CASE WHEN w.day_start >= t.d0 THEN w.day_count ELSE 0 END AS day_count
     FROM key_windows w CROSS JOIN t
    WHERE w.key_id = ANY($1::text[])
    ORDER BY w.key_id
      FOR UPDATE OF w
-), granted AS (
-  SELECT cur.*, LEAST(req.wanted, GREATEST(0, req.per_minute - cur.minute_used), GREATEST(0, req.per_day - cur.day_used)) AS admitted
+), net AS (
+  SELECT cur.key_id, cur.lease_until, cur.minute_start, cur.day_start, req.wanted, req.extra, req.per_minute, req.per_day, req.back,
+         GREATEST(0, cur.minute_count - CASE WHEN req.back_minute_ms = (extract(epoch FROM cur.minute_start) * 1000)::bigint THEN req.back ELSE 0 END) AS minute_used,
+         GREATEST(0, cur.day_count - CASE WHEN req.back_day_ms = (extract(epoch FROM cur.day_start) * 1000)::bigint THEN req.back ELSE 0 END) AS day_used
     FROM cur JOIN req USING (key_id)
+), granted AS (
+  SELECT net.*, LEAST(wanted, GREATEST(0, per_minute - minute_used), GREATEST(0, per_day - day_used)) AS admitted
+    FROM net
+), leased AS (
+  SELECT granted.*, LEAST(extra, GREATEST(0, LEAST(per_minute - minute_used, per_day - day_used) - admitted) / 4) AS leased
+    FROM granted
 ), counted AS (
-  UPDATE key_windows w SET minute_start = g.minute_start, minute_count = g.minute_used + g.admitted,
-         day_start = g.day_start, day_count = g.day_used + g.admitted, last_used_at = t.at
-    FROM granted g CROSS JOIN t
-   WHERE w.key_id = g.key_id AND g.admitted > 0
+  UPDATE key_windows w SET minute_start = l.minute_start, minute_count = l.minute_used + l.admitted + l.leased,
+         day_start = l.day_start, day_count = l.day_used + l.admitted + l.leased,
+         last_used_at = CASE WHEN l.admitted > 0 THEN t.at ELSE w.last_used_at END,
+         lease_until = CASE WHEN l.leased > 0 THEN GREATEST(w.lease_until, t.at + interval '${LEASE_TTL_MS} milliseconds') ELSE w.lease_until END
+    FROM leased l CROSS JOIN t
+   WHERE w.key_id = l.key_id AND (l.admitted > 0 OR l.leased > 0 OR l.back > 0)
 ), touched AS (
   UPDATE key_usage s SET last_used_at = t.at
-    FROM granted g CROSS JOIN t
-   WHERE s.key_id = g.key_id AND g.admitted > 0 AND (s.last_used_at IS NULL OR s.last_used_at < t.at - interval '1 minute')
+    FROM leased l CROSS JOIN t
+   WHERE s.key_id = l.key_id AND l.admitted > 0 AND (s.last_used_at IS NULL OR s.last_used_at < t.at - interval '1 minute')
 ), missing AS (
   INSERT INTO key_windows (key_id)
   SELECT r.key_id FROM req r JOIN api_keys k ON k.id = r.key_id WHERE NOT EXISTS (SELECT 1 FROM cur WHERE cur.key_id = r.key_id)
   ON CONFLICT DO NOTHING
 )
-SELECT r.key_id, g.admitted, g.minute_used, g.day_used,
-       (extract(epoch FROM g.minute_start) * 1000)::bigint AS minute_start_ms,
-       (extract(epoch FROM g.day_start) * 1000)::bigint AS day_start_ms,
-       (extract(epoch FROM t.at) * 1000)::bigint AS now_ms
-  FROM req r CROSS JOIN t LEFT JOIN granted g USING (key_id)`;
+SELECT r.key_id, l.admitted, l.leased, l.minute_used, l.day_used,
+       (extract(epoch FROM l.minute_start) * 1000)::bigint AS minute_start_ms,
+       (extract(epoch FROM l.day_start) * 1000)::bigint AS day_start_ms,
+       (extract(epoch FROM t.at) * 1000)::bigint AS now_ms,
+       (extract(epoch FROM CASE WHEN l.leased > 0 THEN GREATEST(l.lease_until, t.at + interval '${LEASE_TTL_MS} milliseconds') ELSE l.lease_until END) * 1000)::bigint AS lease_until_ms
+  FROM req r CROSS JOIN t LEFT JOIN leased l USING (key_id)`;
 export const ANY_KEY = `SELECT EXISTS (SELECT 1 FROM api_keys) AS any`;
