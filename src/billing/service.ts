@@ -7,18 +7,37 @@ import * as q from './queries.js';
 /** Credit operations that stand alone (top-ups, balance reads); run-related moves go through the run services. */
 export class CreditService {
   /**
-   * Balance reads that arrive in the same event-loop turn share one statement (dataloader, with its cache
-   * off: each read still starts after it was asked for, so it sees every commit that preceded it). On the
-   * hottest read of the API this turns a round trip per request into one per batch.
+   * Balance reads that arrive together share one statement (dataloader, with its cache off: each read still
+   * starts after it was asked for, so it sees every commit that preceded it). At most two such statements
+   * are in flight; reads arriving meanwhile wait and go together in the next, so under load batches grow
+   * instead of statements queueing for pool connections. On the hottest read of the API this turns a
+   * round trip per request into one per batch.
    */
   private readonly balances: DataLoader<string, BalanceRow | undefined>;
+  private balanceReadsInFlight = 0;
+  private readonly balanceBatchesWaiting: Array<() => void> = [];
 
   constructor(private readonly db: Db) {
     this.balances = new DataLoader(async (ids) => {
-      const rows = (await this.db.queryPrepared<BalanceRow>('atelier_balances_and_subscriptions', q.BALANCES_AND_SUBSCRIPTIONS, [ids])).rows;
-      const byId = new Map(rows.map((r) => [r.account_id, r]));
-      return ids.map((id) => byId.get(id));
-    }, { cache: false, maxBatchSize: 1000, batchScheduleFn: (run) => setImmediate(run) });
+      this.balanceReadsInFlight++;
+      try {
+        const rows = (await this.db.queryPrepared<BalanceRow>('atelier_balances_and_subscriptions', q.BALANCES_AND_SUBSCRIPTIONS, [ids])).rows;
+        const byId = new Map(rows.map((r) => [r.account_id, r]));
+        return ids.map((id) => byId.get(id));
+      } finally {
+        this.balanceReadsInFlight--;
+        const next = this.balanceBatchesWaiting.shift();
+        if (next) setImmediate(next);
+      }
+    }, {
+      cache: false,
+      maxBatchSize: 1000,
+      // After this turn's I/O callbacks, so every read asked for in this turn joins; later while two are in flight.
+      batchScheduleFn: (dispatch) => {
+        if (this.balanceReadsInFlight < 2) setImmediate(dispatch);
+        else this.balanceBatchesWaiting.push(dispatch);
+      },
+    });
   }
 
   balance(accountId: string): Promise<Balance> {

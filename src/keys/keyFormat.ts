@@ -20,7 +20,8 @@ export function visiblePrefix(key: string): string {
 }
 
 export function hashKey(key: string): Buffer {
-  return crypto.createHash('sha256').update(key, 'utf8').digest();
+  // The one-shot form: every authenticated request hashes its key, and it is half the cost of a Hash object.
+  return crypto.hash('sha256', key, 'buffer');
 }
 
 /** Constant-time comparison of two key hashes. */

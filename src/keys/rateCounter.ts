@@ -60,8 +60,11 @@ export class RateCounter {
 
   constructor(private readonly db: Db, private readonly maxInFlight = 2) {}
 
-  /** Counts one request of the key. Undefined when the key no longer exists. */
-  count(key: { id: string; perMinute: number; perDay: number }): Promise<Counted | undefined> {
+  /**
+   * Counts one request of the key: at once when the process holds a lease of it, else by the next
+   * statement (the promise). Undefined when the key no longer exists.
+   */
+  count(key: { id: string; perMinute: number; perDay: number }): Counted | Promise<Counted | undefined> {
     const now = performance.now();
     let state = this.keys.get(key.id);
     if (!state) {
@@ -73,7 +76,7 @@ export class RateCounter {
     const fromLease = takeFromLease(state.lease, key, now);
     if (fromLease) {
       this.stats.leased++;
-      return Promise.resolve(fromLease);
+      return fromLease;
     }
     return new Promise((resolve, reject) => this.enqueue(key.id, key, { resolve, reject, retried: false, waits: 0 }));
   }

@@ -7,7 +7,7 @@ import type { User } from '../accounts/service.js';
 import { generateKey, hashKey, hashesEqual, looksLikeKey, visiblePrefix } from './keyFormat.js';
 import type { WindowState } from './rateWindow.js';
 import { KeyCache, type KeyRecord } from './cache.js';
-import { RateCounter } from './rateCounter.js';
+import { RateCounter, type Counted } from './rateCounter.js';
 import * as q from './queries.js';
 
 export const MAX_KEYS_PER_ACCOUNT = 10;
@@ -188,29 +188,40 @@ export class KeyService {
 
   /**
    * Resolves a presented key to its principal and counts the request against both windows.
-   * Returns undefined for anything that is not a usable key (malformed, unknown, revoked, expired).
-   * The key record comes from this process's cache when nothing changed (no round trip); the count is
-   * one statement shared with the other requests of the moment (keys/rateCounter.ts).
+   * Undefined for anything that is not a usable key (malformed, unknown, revoked, expired).
+   * The key record comes from this process's cache when nothing changed, and a busy key's request is
+   * admitted from this process's lease (keys/rateCounter.ts): then the answer is immediate, with no
+   * promise, as most requests of a busy API take it. Otherwise the promise settles after the lookup and the
+   * count (one statement shared with the other requests of the moment).
    */
-  async authenticate(presented: string): Promise<Principal | undefined> {
+  authenticate(presented: string): Principal | undefined | Promise<Principal | undefined> {
     if (!looksLikeKey(presented)) return undefined;
     const hash = hashKey(presented);
-    const record = await this.cache.get(hash);
+    const record = this.cache.get(hash);
+    if (record instanceof Promise) return record.then((r) => this.admit(hash, r));
+    return this.admit(hash, record);
+  }
+
+  private admit(hash: Buffer, record: KeyRecord | undefined): Principal | undefined | Promise<Principal | undefined> {
     // The lookup is by hash; the constant-time comparison guards against any collation or cache-key surprise.
     if (!record || !hashesEqual(record.keyHash, hash)) return undefined;
     if (record.expiresAtMs !== null && record.expiresAtMs <= Date.now()) return undefined;
-    const counted = await this.counter.count(record);
-    if (!counted) return undefined;
-    return {
-      keyId: record.id,
-      userId: record.userId,
-      email: record.email,
-      accountId: record.accountId,
-      isOrganization: record.isOrganization,
-      admitted: counted.admitted,
-      minute: counted.minute,
-      day: counted.day,
-      nowMs: counted.nowMs,
-    };
+    const counted = this.counter.count(record);
+    if (counted instanceof Promise) return counted.then((c) => (c ? principal(record, c) : undefined));
+    return principal(record, counted);
   }
+}
+
+function principal(record: KeyRecord, counted: Counted): Principal {
+  return {
+    keyId: record.id,
+    userId: record.userId,
+    email: record.email,
+    accountId: record.accountId,
+    isOrganization: record.isOrganization,
+    admitted: counted.admitted,
+    minute: counted.minute,
+    day: counted.day,
+    nowMs: counted.nowMs,
+  };
 }

@@ -14,10 +14,10 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 export function registerValidation(app: FastifyInstance): void {
   // PostgreSQL text cannot hold a NUL character: one in a path segment or query value would reach a query
   // as a parameter and fail there (a 500). Refused here for every route at once (bodies: plugins/jsonBody.ts).
-  app.addHook('onRequest', async (req, reply) => {
-    if (req.url.includes('%00')) {
-      return sendError(req, reply, new AppError('VALIDATION_ERROR', 'The URL must not contain NUL characters (%00)', { details: [{ path: 'url', message: 'contains %00' }] }));
-    }
+  // Callback-style (no promise per request); answering here ends the request, so done() is not called then.
+  app.addHook('onRequest', (req, reply, done) => {
+    if (!req.url.includes('%00')) return done();
+    sendError(req, reply, new AppError('VALIDATION_ERROR', 'The URL must not contain NUL characters (%00)', { details: [{ path: 'url', message: 'contains %00' }] }));
   });
   const common = { allErrors: false, useDefaults: true, removeAdditional: false, strict: false } as const;
   const strict = addFormats(new Ajv({ ...common, coerceTypes: false }));
