@@ -42,8 +42,10 @@ export async function startService(pg: BenchPostgres, roles: Role[], env: Record
       DATABASE_URL: database.url, DATA_DIR: dataDir, ATELIER_ALLOW_PRIVATE_URLS: '1',
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', ...env,
     };
+    // BENCH_NODE_ARGS: extra node flags for the service's processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a scenario.
+    const nodeArgs = process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
     for (const role of roles) {
-      procs.push(await spawnRole(role, childEnv, { readyBy: role === 'api' || role === 'all' ? 'http' : 'log' }));
+      procs.push(await spawnRole(role, childEnv, { readyBy: role === 'api' || role === 'all' ? 'http' : 'log', nodeArgs }));
     }
     return {
       procs,

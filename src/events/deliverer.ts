@@ -6,7 +6,7 @@ import { guardedFetch, OutboundError } from '../net/urlGuard.js';
 import { deliveryHeaders } from './signing.js';
 import { delayBeforeAttempt } from './retrySchedule.js';
 import type { WebhookSecretService } from './secrets.js';
-import { CLAIM_FAIR, CLAIM_LOCK, countsAsFailure, destinationOf, OPEN_CIRCUIT, openSecondsAfter, RECORD_FAILURE, RECORD_SUCCESS } from './fairDelivery.js';
+import { CLAIM_FAIR, CLAIM_LOCK, countsAsFailure, destinationOf, OPEN_CIRCUIT, openSecondsAfter, RECORD_DELIVERED_AND_HAND_ON, RECORD_FAILURE, RECORD_SUCCESS } from './fairDelivery.js';
 
 /** Sends one HTTP POST; resolves with the status code, rejects on network errors and time-outs. */
 export type PostFn = (url: string, headers: Record<string, string>, body: string, timeoutMs: number) => Promise<number>;
@@ -115,9 +115,20 @@ export class Deliverer {
     return claimed.length;
   }
 
-  private async send(d: any): Promise<void> {
+  /**
+   * Sends a claimed delivery, then whatever delivery of the same destination its recording handed on, in
+   * this one slot. A delivered attempt hands its slot on only while the pool has another slot free for
+   * other destinations' claims (pass), so hand-ons never crowd a destination out; then the destination's
+   * backlog drains at its full share without a claim transaction per attempt.
+   */
+  private async send(first: any): Promise<void> {
+    for (let d = first; d; ) d = await this.attempt(d);
+  }
+
+  /** One attempt of a claimed delivery, recorded; returns the delivery handed on to this slot, if any. */
+  private async attempt(d: any): Promise<any> {
     const body = JSON.stringify(d.payload);
-    const secrets = await this.secrets.signing(this.db, d.account_id);
+    const secrets = await this.secrets.signingOf(d);
     const headers: Record<string, string> = {
       ...(d.headers ?? {}),
       'content-type': 'application/json',
@@ -152,6 +163,13 @@ export class Deliverer {
     }
     // Recorded again if the connection drops: otherwise a delivered event would be sent once more when the claim lapses.
     const destination = destinationOf(d.url);
+    if (outcome === 'delivered') {
+      const handOn = !this.stopped && this.inFlight.size < this.opts.concurrency;
+      const next = (await retryOnConnectionLoss(() => this.db.query(RECORD_DELIVERED_AND_HAND_ON,
+        [d.id, this.id, d.attempts, status, latency, destination, handOn, this.opts.claimSeconds]))).rows[0];
+      this.opts.onAttempt?.('delivered');
+      return next;
+    }
     await retryOnConnectionLoss(() => this.db.tx(async (tx) => {
       await tx.query(RECORD_ATTEMPT, [d.id, d.attempts, status ?? null, latency, error ?? null]);
       await tx.query(FINISH, [d.id, this.id, outcome, delay, status ?? null, error ?? null]);
@@ -166,6 +184,7 @@ export class Deliverer {
     }));
     this.opts.onAttempt?.(outcome === 'pending' ? 'retry' : outcome);
     if (outcome === 'pending' && delay < 1) this.again = true;
+    return undefined;
   }
 
   /**

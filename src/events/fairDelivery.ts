@@ -35,6 +35,15 @@ export function countsAsFailure(status: number | undefined): boolean {
 }
 
 /**
+ * What a claimed delivery comes back with: the attempt's body and the account's signing secrets (secrets.ts
+ * signingOf), so sending it needs no further round trip.
+ */
+const CLAIMED_COLUMNS = `d.id, d.event_id, d.account_id, d.url, d.headers, d.attempts,
+          (SELECT payload FROM events WHERE event_id = d.event_id) AS payload,
+          (SELECT s.secret FROM webhook_secrets s WHERE s.account_id = d.account_id) AS secret,
+          (SELECT CASE WHEN s.previous_expires_at > now() THEN s.previous_secret END FROM webhook_secrets s WHERE s.account_id = d.account_id) AS previous_secret`;
+
+/**
  * Claims up to $2 due deliveries for deliverer $1 (lease $3 s), at most $4 in flight per destination and
  * one while a destination's circuit is half-open; skipped while it is open. Oldest first within a
  * destination, destinations in turn. The destinations with pending deliveries are found by a skip scan
@@ -65,8 +74,7 @@ ranked AS (
 pick AS (SELECT id FROM ranked ORDER BY rn, next_attempt_at, id LIMIT $2)
 UPDATE webhook_deliveries d SET claimed_by = $1, claimed_until = now() + make_interval(secs => $3), attempts = d.attempts + 1
  WHERE d.id IN (SELECT id FROM pick) AND d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < now())
-RETURNING d.id, d.event_id, d.account_id, d.url, d.headers, d.attempts,
-          (SELECT payload FROM events WHERE event_id = d.event_id) AS payload`;
+RETURNING ${CLAIMED_COLUMNS}`;
 
 /** Serialises claims between deliverers (held to the end of the claim's transaction). */
 export const CLAIM_LOCK = `SELECT pg_advisory_xact_lock(hashtext('atelier:webhook-claims'))`;
@@ -78,3 +86,38 @@ export const RECORD_FAILURE = `INSERT INTO webhook_endpoints (destination, failu
 export const OPEN_CIRCUIT = `UPDATE webhook_endpoints SET open_until = now() + make_interval(secs => $2) WHERE destination = $1`;
 /** The receiver answered: its circuit closes. */
 export const RECORD_SUCCESS = `DELETE FROM webhook_endpoints WHERE destination = $1`;
+
+/**
+ * A delivered attempt, recorded in one statement, which also hands its slot on: $1 delivery, $2 deliverer,
+ * $3 attempt number, $4 status code, $5 latency ms, $6 its destination, $7 whether to hand on, $8 claim
+ * seconds. The attempt row (once per delivery and attempt: recording is retried when the connection
+ * drops), the delivery marked delivered if this deliverer still holds it, the destination's circuit closed
+ * (the receiver answered well), and, when $7, the destination's next due delivery claimed by the same
+ * deliverer in the same statement. The hand-on keeps the destination's count of attempts in flight as it
+ * was (one ends, one starts), so it needs no claim lock; it takes the same candidates, in the same order,
+ * as CLAIM_FAIR, counting the delivery just recorded as no longer pending.
+ */
+export const RECORD_DELIVERED_AND_HAND_ON = `
+WITH attempt AS (
+  INSERT INTO webhook_attempts (delivery_id, attempt, status_code, latency_ms, error)
+  SELECT $1::bigint, $3::int, $4::int, $5::int, NULL
+   WHERE NOT EXISTS (SELECT 1 FROM webhook_attempts WHERE delivery_id = $1 AND attempt = $3)
+), finished AS (
+  UPDATE webhook_deliveries SET status = 'delivered', next_attempt_at = NULL, claimed_by = NULL, claimed_until = NULL,
+         last_status_code = $4, last_error = NULL, delivered_at = now()
+   WHERE id = $1 AND claimed_by = $2
+  RETURNING id
+), healthy AS (
+  DELETE FROM webhook_endpoints WHERE destination = $6
+)
+UPDATE webhook_deliveries d SET claimed_by = $2, claimed_until = now() + make_interval(secs => $8), attempts = d.attempts + 1
+ WHERE $7 AND EXISTS (SELECT 1 FROM finished)
+   AND d.id = (
+     SELECT x.id FROM webhook_deliveries x
+      WHERE x.destination = $6 AND x.status = 'pending' AND x.next_attempt_at <= now() AND x.id <> $1
+        AND (x.claimed_until IS NULL OR x.claimed_until < now())
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.run_id = x.run_id AND e.id < x.id AND e.status = 'pending' AND e.id <> $1)
+      ORDER BY x.next_attempt_at, x.id LIMIT 1
+        FOR UPDATE SKIP LOCKED)
+   AND d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < now())
+RETURNING ${CLAIMED_COLUMNS}`;

@@ -1,4 +1,4 @@
-import type { Db, Queryable } from '../db/pool.js';
+import type { Db } from '../db/pool.js';
 import { generateSecret } from './signing.js';
 
 /** Each account's webhook signing secret; after a rotation the previous one keeps signing for 24 h. */
@@ -20,10 +20,13 @@ export class WebhookSecretService {
     return r.rows[0].secret;
   }
 
-  /** The secrets that sign a delivery now: the current one, and the previous one within its grace period. */
-  async signing(db: Queryable, accountId: string): Promise<string[]> {
-    const row = (await db.query(`SELECT secret, previous_secret, previous_expires_at > now() AS previous_live FROM webhook_secrets WHERE account_id = $1`, [accountId])).rows[0];
-    if (!row) return [await this.current(accountId)];
-    return row.previous_live && row.previous_secret ? [row.secret, row.previous_secret] : [row.secret];
+  /**
+   * The secrets that sign a claimed delivery, from the columns its claim returned (fairDelivery.ts
+   * CLAIMED_COLUMNS): the current one and the previous one within its grace period; an account that has
+   * none yet gets one now.
+   */
+  async signingOf(claimed: { account_id: string; secret: string | null; previous_secret: string | null }): Promise<string[]> {
+    if (!claimed.secret) return [await this.current(claimed.account_id)];
+    return claimed.previous_secret ? [claimed.secret, claimed.previous_secret] : [claimed.secret];
   }
 }
