@@ -7,9 +7,9 @@ import { backoffMs, isRetryable, parseRetryAfter } from '../../packages/sdk/src/
 type Step = { status: number; headers?: Record<string, string>; body?: unknown } | 'network';
 
 function scripted(steps: Step[]) {
-  const calls: { url: string; method: string; headers: Record<string, string>; at: number }[] = [];
+  const calls: { url: string; method: string; headers: Record<string, string> }[] = [];
   const fetch = async (url: string, init?: RequestInit): Promise<Response> => {
-    calls.push({ url, method: init?.method ?? 'GET', headers: { ...(init?.headers as Record<string, string>) }, at: Date.now() });
+    calls.push({ url, method: init?.method ?? 'GET', headers: { ...(init?.headers as Record<string, string>) } });
     const step = steps.shift();
     if (step === undefined) throw new Error('unexpected extra call');
     if (step === 'network') throw new TypeError('fetch failed');
@@ -20,19 +20,32 @@ function scripted(steps: Step[]) {
 }
 
 const ok = (body: unknown): Step => ({ status: 200, body });
+/** Lets every promise that can settle without the clock moving settle (setImmediate is not mocked). */
+const settle = async () => {
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+};
 const balance = { availableBalance: 1, formatted: '0.00M', hasActiveSubscription: false, isOrganization: false, reservedMicrocredits: 0 };
 const created = { runId: 'run_1', status: 'QUEUED', estimatedCredits: 5 };
 
 describe('retries', () => {
-  test('429 waits for Retry-After seconds, then succeeds', async () => {
+  // Waits are checked on node:test's mock clock, not measured: the SDK's sleeps are setTimeout calls, and
+  // the clock is moved by hand to just before and to the moment each should end.
+  test('429 waits for Retry-After seconds, then succeeds', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
     const { fetch, calls } = scripted([{ status: 429, headers: { 'retry-after': '1' } }, ok(balance)]);
     const c = new Atelier({ apiKey: 'gx_k', baseUrl: 'http://api.test/', fetch });
-    assert.deepEqual(await c.credits.balance(), balance);
-    assert.equal(calls.length, 2);
+    const answer = c.credits.balance();
+    await settle();
+    assert.equal(calls.length, 1);
     assert.equal(calls[0]!.url, 'http://api.test/v1/credits/balance');
     assert.equal(calls[0]!.headers.authorization, 'Bearer gx_k');
-    const waited = calls[1]!.at - calls[0]!.at;
-    assert.ok(waited >= 990 && waited < 1500, `waited ${waited} ms`);
+    t.mock.timers.tick(999);
+    await settle();
+    assert.equal(calls.length, 1, 'sent again before Retry-After had passed');
+    t.mock.timers.tick(1);
+    await settle();
+    assert.equal(calls.length, 2);
+    assert.deepEqual(await answer, balance);
   });
 
   test('gives up after maxRetries with the last error', async () => {
@@ -42,12 +55,23 @@ describe('retries', () => {
     assert.equal(calls.length, 3);
   });
 
-  test('GET retries a 503 with Retry-After and network errors', async () => {
+  test('GET retries a 503 with Retry-After and network errors', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
     const { fetch, calls } = scripted(['network', { status: 503, headers: { 'retry-after': '0' } }, ok(balance)]);
     const c = new Atelier({ apiKey: 'gx_k', baseUrl: 'http://api.test', fetch });
-    assert.deepEqual(await c.credits.balance(), balance);
+    const answer = c.credits.balance();
+    await settle();
+    assert.equal(calls.length, 1);
+    t.mock.timers.tick(124);
+    await settle();
+    assert.equal(calls.length, 1, 'the first backoff is at least half of 250 ms');
+    t.mock.timers.tick(126); // 250 ms: the longest first backoff
+    await settle();
+    assert.equal(calls.length, 2);
+    t.mock.timers.tick(0); // Retry-After: 0
+    await settle();
     assert.equal(calls.length, 3);
-    assert.ok(calls[1]!.at - calls[0]!.at >= 120, 'first backoff is at least half of 250 ms');
+    assert.deepEqual(await answer, balance);
   });
 
   test('a permanent failure is not retried: 503 MODEL_UNAVAILABLE without Retry-After, 500, 502, 504', async () => {
@@ -117,16 +141,28 @@ describe('retries', () => {
     await assert.rejects(c.credits.balance(), (e: unknown) => e instanceof AtelierError && e.code === 'TIMEOUT');
   });
 
-  test('wait() polls until a terminal status and honours its own timeout', async () => {
+  test('wait() polls until a terminal status, at growing intervals, and honours its own timeout', async (t) => {
     const running = { id: 'run_1', status: 'RUNNING' };
     const { fetch, calls } = scripted([{ status: 202, body: created }, ok(running), ok(running), ok({ id: 'run_1', status: 'COMPLETED' })]);
     const c = new Atelier({ apiKey: 'gx_k', baseUrl: 'http://api.test', fetch });
     const h = await c.runModel('x', { input: {} });
     const seen: string[] = [];
-    const run = await h.wait({ onProgress: (r) => seen.push(r.status) });
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+    const done = h.wait({ onProgress: (r) => seen.push(r.status) });
+    // The polls' spacing on the mock clock: 100 ms, then 150 ms.
+    for (const [gap, pollsAfter] of [[100, 3], [150, 4]] as const) {
+      await settle();
+      t.mock.timers.tick(gap - 1);
+      await settle();
+      assert.equal(calls.length, pollsAfter - 1, `polled again before ${gap} ms`);
+      t.mock.timers.tick(1);
+      await settle();
+      assert.equal(calls.length, pollsAfter);
+    }
+    const run = await done;
     assert.equal(run.status, 'COMPLETED');
     assert.deepEqual(seen, ['RUNNING', 'RUNNING', 'COMPLETED']);
-    assert.ok(calls[3]!.at - calls[2]!.at >= calls[2]!.at - calls[1]!.at, 'the poll interval grows');
+    t.mock.timers.reset();
 
     const stuck = scripted([{ status: 202, body: created }, ...Array.from({ length: 20 }, () => ok(running))]);
     const c2 = new Atelier({ apiKey: 'gx_k', baseUrl: 'http://api.test', fetch: stuck.fetch });

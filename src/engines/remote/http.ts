@@ -141,15 +141,11 @@ export class ProviderClient {
       last = outcome.error;
       if (!outcome.retryable || attempt === attempts - 1) break;
       if (init.retry === 'safe' && !outcome.unprocessed) break;
-      let wait = Math.min(p.maxDelayMs, p.baseDelayMs * 2 ** attempt);
-      wait = wait / 2 + Math.random() * (wait / 2); // jitter: spread retries of many runs apart
-      if (outcome.retryAfterMs !== undefined) {
-        if (outcome.retryAfterMs > p.maxDelayMs) {
-          // The provider asks for longer than we wait: fail now, and say when it would take work again.
-          last.message += ` (it asks to retry after ${Math.ceil(outcome.retryAfterMs / 1000)} s)`;
-          break;
-        }
-        wait = Math.max(wait, outcome.retryAfterMs);
+      const wait = waitBeforeRetry(p, attempt, outcome.retryAfterMs);
+      if (wait === undefined) {
+        // The provider asks for longer than we wait: fail now, and say when it would take work again.
+        last.message += ` (it asks to retry after ${Math.ceil(outcome.retryAfterMs! / 1000)} s)`;
+        break;
       }
       if (init.deadline && Date.now() + wait >= init.deadline) break;
       await sleep(wait, init.signal);
@@ -250,6 +246,18 @@ function fmtMs(ms: number): string {
 }
 
 /** Retry-After in delta-seconds or an HTTP date; undefined when absent or unreadable. */
+/**
+ * How long to wait before retry number `attempt + 1`: exponential backoff from baseDelayMs, capped at
+ * maxDelayMs, with jitter (half to all of it) to spread the retries of many runs apart; at least what the
+ * provider's Retry-After asks, and undefined (do not retry) when that is more than maxDelayMs. Pure.
+ */
+export function waitBeforeRetry(p: { baseDelayMs: number; maxDelayMs: number }, attempt: number, retryAfter: number | undefined, random = Math.random): number | undefined {
+  if (retryAfter !== undefined && retryAfter > p.maxDelayMs) return undefined;
+  const ceiling = Math.min(p.maxDelayMs, p.baseDelayMs * 2 ** attempt);
+  const wait = ceiling / 2 + random() * (ceiling / 2);
+  return retryAfter === undefined ? wait : Math.max(wait, retryAfter);
+}
+
 export function retryAfterMs(h: string | null): number | undefined {
   if (!h) return undefined;
   if (/^\d+(\.\d+)?$/.test(h.trim())) return Math.round(Number(h) * 1000);

@@ -1,6 +1,6 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { errorDetail, ProviderClient, retryAfterMs } from '../../../src/engines/remote/http.js';
+import { errorDetail, ProviderClient, retryAfterMs, waitBeforeRetry } from '../../../src/engines/remote/http.js';
 import { mapInput, mediaFieldKind, resolveMediaFields } from '../../../src/engines/remote/inputs.js';
 import { progressFromLogs } from '../../../src/engines/remote/job.js';
 import { findFileUrls, pick } from '../../../src/engines/remote/outputs.js';
@@ -45,12 +45,17 @@ test('backoff grows exponentially with jitter between attempts', async () => {
   await fake.start();
   after(() => fake.close());
   const c = new ProviderClient({ label: 'P', baseUrl: fake.url, headers: {}, secrets: [], retry: { retries: 3, baseDelayMs: 40, maxDelayMs: 1000, requestTimeoutMs: 1000 } });
-  const origin = Date.now();
   fake.calls.length = 0;
   await assert.rejects(c.request('x', { signal: new AbortController().signal }), /P failed \(HTTP 503\): busy/);
   assert.equal(fake.calls.length, 4);
-  // waits are base·2^k halved-to-full: 20–40, 40–80, 80–160 ms; total at least 140 ms
-  assert.ok(Date.now() - origin >= 140, `total ${Date.now() - origin} ms`);
+  // The waits themselves, without a clock: base·2^k, halved-to-full by the jitter, capped; Retry-After raises
+  // a wait and one beyond the cap means no retry.
+  const policy = { baseDelayMs: 40, maxDelayMs: 1000 };
+  assert.deepEqual([0, 1, 2, 5].map((k) => waitBeforeRetry(policy, k, undefined, () => 0)), [20, 40, 80, 500]);
+  assert.deepEqual([0, 1, 2, 5].map((k) => waitBeforeRetry(policy, k, undefined, () => 1)), [40, 80, 160, 1000]);
+  assert.equal(waitBeforeRetry(policy, 0, 900, () => 0.5), 900);
+  assert.equal(waitBeforeRetry(policy, 3, 100, () => 1), 320);
+  assert.equal(waitBeforeRetry(policy, 0, 1001, () => 0), undefined);
   // a deadline shorter than the next wait stops the retries early with the last error
   fake.calls.length = 0;
   await assert.rejects(c.request('x', { signal: new AbortController().signal, deadline: Date.now() + 30 }), /HTTP 503/);
