@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { spawnRole, type RoleProcess } from './helpers/processes.js';
+import { spawnSecondApi, type RoleProcess } from './helpers/processes.js';
 
 // Issue 17 item 1: each API process caches key records and learns of changes by LISTEN/NOTIFY. Process A is
 // this test process's server (where keys are changed, as the web app or CLI would); process B is a
@@ -11,7 +11,7 @@ let b: RoleProcess;
 
 before(async () => {
   a = await startTestServer();
-  b = await spawnRole('api', { DATABASE_URL: a.databaseUrl, DATA_DIR: a.dataDir, LOG_LEVEL: 'warn' }, { readyBy: 'http' });
+  b = await spawnSecondApi(a);
 });
 
 after(async () => {

@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { spawnRole, type RoleProcess } from './helpers/processes.js';
+import { spawnSecondApi, type RoleProcess } from './helpers/processes.js';
 import { until } from './helpers/poll.js';
 
 // Issue 17 item 2: busy keys are admitted from short per-process leases of quota (keys/quotaLease.ts).
@@ -12,7 +12,7 @@ let b: RoleProcess;
 
 before(async () => {
   a = await startTestServer();
-  b = await spawnRole('api', { DATABASE_URL: a.databaseUrl, DATA_DIR: a.dataDir, LOG_LEVEL: 'warn' }, { readyBy: 'http' });
+  b = await spawnSecondApi(a);
 });
 
 after(async () => {

@@ -92,3 +92,11 @@ export async function spawnRole(role: 'all' | 'api' | 'worker' | 'deliverer', en
     },
   };
 }
+
+/**
+ * A second API process (`atelier serve --role api`) on the database and DATA_DIR of an in-process test
+ * server: for what must hold across API processes (key cache, rate-limit leases).
+ */
+export function spawnSecondApi(first: { databaseUrl: string; dataDir: string }): Promise<RoleProcess> {
+  return spawnRole('api', { DATABASE_URL: first.databaseUrl, DATA_DIR: first.dataDir, LOG_LEVEL: 'warn' }, { readyBy: 'http' });
+}
