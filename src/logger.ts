@@ -25,11 +25,26 @@ export function createLogger(level: string, opts: { pretty?: boolean; destinatio
 }
 
 /**
- * JSON lines to stdout, written asynchronously: lines logged while a write is in flight go out together
- * in the next one. pino's default (one synchronous write per line) cost a system call per request, a
- * fifth of the API process's time under load. pino flushes what is left when the process exits; a
- * collector that stops reading makes it drop lines past 16 MiB instead of stalling every request.
+ * JSON lines to stdout, buffered: written when 4 kB have gathered (about 25 request lines) or at the
+ * latest a quarter of a second after the first of them. pino's default, one synchronous write per line,
+ * cost the API a system call per request and stalls every request while a log collector is slow to read
+ * a pipe; its plain asynchronous mode cost a thread-pool write per line. pino flushes what is left when the
+ * process exits (a kill -9 loses at most the last quarter second); a collector that stops reading makes
+ * it drop lines past 16 MiB instead of holding them all.
  */
 function jsonStdout() {
-  return pino.destination({ dest: 1, sync: false, maxLength: 16 * 1024 * 1024 });
+  const dest = pino.destination({ dest: 1, sync: false, minLength: 4096, maxLength: 16 * 1024 * 1024 });
+  let written = 0;
+  const write = dest.write.bind(dest);
+  dest.write = (data: string) => {
+    written++;
+    return write(data);
+  };
+  setInterval(() => {
+    // Nothing new since the last tick: no empty write.
+    if (written === 0) return;
+    written = 0;
+    dest.flush();
+  }, 250).unref();
+  return dest;
 }
