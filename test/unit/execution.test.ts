@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { allEnded, nextStep } from '../../src/workflows/readySet.js';
+import { allEnded, nextStep, predecessorIndex } from '../../src/workflows/readySet.js';
 import { cachedOutput, storeCachedOutput } from '../../src/workflows/nodeCache.js';
 import { outputBytes, executionLimitsFromEnv } from '../../src/execution/limits.js';
 import { familyOf } from '../../src/execution/pools.js';
@@ -26,6 +26,13 @@ test('ready-set: a node is ready when every predecessor completed, skipped when 
   assert.equal(nextStep(graph, s('COMPLETED', 'COMPLETED', 'QUEUED'), 'c'), 'none');
   assert.equal(allEnded(['COMPLETED', 'SKIPPED', 'FAILED', 'CANCELED']), true);
   assert.equal(allEnded(['COMPLETED', 'RUNNING']), false);
+  // The same answers from a predecessor index built once for the graph (what the executor passes).
+  const index = predecessorIndex(graph);
+  assert.deepEqual(index.get('c'), ['a', 'b']);
+  assert.deepEqual(index.get('a'), ['req']);
+  assert.equal(nextStep(graph, s('COMPLETED', 'RUNNING'), 'c', index), 'wait');
+  assert.equal(nextStep(graph, s('COMPLETED', 'COMPLETED'), 'c', index), 'ready');
+  assert.equal(nextStep(graph, s('COMPLETED', 'FAILED'), 'c', index), 'skip');
 });
 
 test('output size counts UTF-8 text, file bytes and JSON text', () => {
