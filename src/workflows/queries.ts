@@ -1,10 +1,15 @@
-/** SQL of workflow node execution (executor.ts) and node charging (nodeCharge.ts). */
+/** SQL of workflow runs: their node rows (runService.ts), node execution (executor.ts) and node charging (nodeCharge.ts). */
 
 /**
  * What a workflow run's execution needs that never changes once the run exists (its graph snapshot,
  * owner, request values, webhook and deadline): the executor reads it once per run and process.
  */
 export const RUN_PLAN = `SELECT account_id, workflow_id, webhook, input, cancel_after, graph FROM runs WHERE id = $1 AND kind = 'workflow'`;
+
+/** A new workflow run's node rows, PENDING and holding their estimates: $2 ids, $3 types, $4 sub-models, $5 estimates. */
+export const INSERT_NODE_RUNS = `INSERT INTO node_runs (run_id, node_id, node_type, sub_model_id, status, estimated_microcredits, reserved_microcredits)
+  SELECT $1, n.id, n.type, n.sub_model_id, 'PENDING', n.estimate, n.estimate
+    FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[]) AS n(id, type, sub_model_id, estimate)`;
 
 /**
  * Serialises everything that decides a workflow run's next step (advance, node settle, cancel): the run row
