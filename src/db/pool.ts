@@ -55,16 +55,8 @@ export class Db {
    * type when a migration adds a column.
    */
   queryPrepared<R extends pg.QueryResultRow = any>(name: string, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
-    // A connection refuses one name for two texts: a text built at run time gets a name of its own.
-    let named = this.preparedNames.get(text);
-    if (!named) {
-      named = `${name}_${createHash('sha1').update(text).digest('hex').slice(0, 10)}`;
-      this.preparedNames.set(text, named);
-    }
-    return this.pool.query<R>({ name: named, text, values: values as any[] });
+    return queryPrepared<R>(this.pool, name, text, values);
   }
-
-  private readonly preparedNames = new Map<string, string>();
 
   /**
    * Runs fn inside BEGIN/COMMIT; rolls back on any throw and rethrows.
@@ -130,6 +122,19 @@ export class Db {
     await this.sending;
     await this.pool.end();
   }
+}
+
+// A connection refuses one name for two texts: a text built at run time gets a name of its own.
+const preparedNames = new Map<string, string>();
+
+/** Db.queryPrepared for a client of Db.tx (a statement on a transaction's hot path), or any pool. */
+export function queryPrepared<R extends pg.QueryResultRow = any>(on: pg.Pool | pg.PoolClient, name: string, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+  let named = preparedNames.get(text);
+  if (!named) {
+    named = `${name}_${createHash('sha1').update(text).digest('hex').slice(0, 10)}`;
+    preparedNames.set(text, named);
+  }
+  return on.query<R>({ name: named, text, values: values as any[] });
 }
 
 /** True when the error is PostgreSQL's unique-violation for the named constraint (or any, if omitted). */

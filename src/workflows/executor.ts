@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { PoolClient } from 'pg';
-import { isConnectionError, type Db, type Queryable } from '../db/pool.js';
+import { isConnectionError, queryPrepared, type Db, type Queryable } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
 import { release } from '../billing/ledger.js';
 import { announceEvent, eventRow, recordEvent } from '../events/outbox.js';
@@ -9,6 +9,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { FileService } from '../files/service.js';
 import type { JobQueue } from '../queue/queue.js';
 import type { EngineRunner } from '../execution/engineRunner.js';
+import type { EngineOutputs } from '../engines/types.js';
 import type { LeasedTaskRunner } from '../execution/leasedTask.js';
 import { renderOutput } from '../files/render.js';
 import type { Metrics } from '../ops/metrics.js';
@@ -79,6 +80,9 @@ interface EndDetails {
   input?: unknown;
   cacheKey?: string;
 }
+
+/** How a node this worker ran ended: its engine's outputs (stored by the settle), or why it failed. */
+type NodeEnd = { status: 'COMPLETED'; outputs: EngineOutputs } | { status: 'FAILED'; error: string; errorCode: string | null };
 
 /** A settled node as SETTLE_NODE answers it. */
 interface SettledNode {
@@ -244,25 +248,6 @@ export class WorkflowExecutor {
     return advanced;
   }
 
-  /**
-   * Advances inside a node's settle transaction (one transaction per node: settle, store, mark dependents
-   * ready, lease the next to this worker and queue the rest). A failure of the advance itself is rolled
-   * back to a savepoint so the settle stands; the settle's stamp lets the sweeper re-queue the advance
-   * (runs/queries.ts STALLED_WORKFLOWS).
-   */
-  private async advanceWithin(tx: PoolClient, plan: RunPlan, runStatus: string, states: Map<string, NodeState>, outputs: Map<string, Record<string, unknown>>): Promise<Advanced> {
-    await tx.query('SAVEPOINT advance');
-    try {
-      // No RELEASE: the transaction commits right after, and a commit keeps what the savepoint holds.
-      return await this.advanceIn(tx, plan, runStatus, states, outputs, this.tasks.accepting);
-    } catch (err) {
-      if (isConnectionError(err)) throw err;
-      await tx.query('ROLLBACK TO SAVEPOINT advance');
-      this.log.warn({ runId: plan.runId, err }, 'advancing after a node failed; the sweeper will retry');
-      return { queued: [] };
-    }
-  }
-
   private ownUrl(fileId: string): string {
     return `${this.opts.publicUrl()}/v1/files/${fileId}`;
   }
@@ -352,14 +337,15 @@ export class WorkflowExecutor {
       ? (await this.db.query(q.START_NODE, [runId, nodeId, this.workerId])).rows[0]
       : (await this.db.query(q.CLAIM_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds])).rows[0];
     if (!task) return undefined; // canceled, ended, or held by a live worker
-    let next: NextNode | undefined;
-    const onAdvanced = (a: Advanced) => {
-      next = a.next;
-    };
     if (task.attempts > MAX_NODE_ATTEMPTS) {
-      await this.settleNode(plan, task, 'FAILED', { error: `the node stopped its worker ${task.attempts - 1} times and was given up` }, onAdvanced);
-      return next;
+      return (await this.settle(plan, task, { status: 'FAILED', error: `the node stopped its worker ${task.attempts - 1} times and was given up`, errorCode: null })).next;
     }
+    let next: NextNode | undefined;
+    const settleWith = async (end: NodeEnd) => {
+      const s = await this.settle(plan, task, end);
+      next = s.next;
+      return s.settled;
+    };
     const node = plan.nodes.get(nodeId)!;
     const mode = this.modeOf(node);
     const settled = await this.tasks.run({
@@ -379,15 +365,8 @@ export class WorkflowExecutor {
           onProgress: (f, message) => void this.db.query(q.NODE_PROGRESS, [runId, nodeId, JSON.stringify([{ at: new Date().toISOString(), progress: f, message: message ?? null }])]).catch(() => {}),
         });
       },
-      settleSuccess: async (outputs) => {
-        const row = await this.db.tx(async (tx) => {
-          const stored = await this.runner.store(tx, plan.accountId, runId, outputs);
-          return this.settleIn(tx, plan, task, 'COMPLETED', { output: stored }, onAdvanced);
-        });
-        this.observe(row);
-        return row !== undefined;
-      },
-      settleFailure: (error, errorCode) => this.settleNode(plan, task, 'FAILED', { error, errorCode }, onAdvanced),
+      settleSuccess: (outputs) => settleWith({ status: 'COMPLETED', outputs }),
+      settleFailure: (error, errorCode) => settleWith({ status: 'FAILED', error, errorCode }),
       handBack: () => this.handBack(runId, nodeId),
     });
     return settled ? next : undefined;
@@ -401,46 +380,70 @@ export class WorkflowExecutor {
     });
   }
 
-  /** True if this call ended the node; the run is advanced in the same transaction and `onAdvanced` told what that did. */
-  private async settleNode(plan: RunPlan, task: NodeTask, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string; errorCode?: string | null }, onAdvanced: (a: Advanced) => void): Promise<boolean> {
-    const row = await this.db.tx((tx) => this.settleIn(tx, plan, task, status, x, onAdvanced));
-    this.observe(row);
-    return row !== undefined;
-  }
-
-  /** Called after the settle committed, so a rolled-back (retried or refused) settle does not count. */
-  private observe(settled: SettledNode | undefined): void {
-    if (settled) this.opts.metrics?.observeRun('workflow_node', settled.node_type, settled.status, settled.started_at, settled.finished_at);
+  /**
+   * Ends a node this worker ran and advances the run, in one transaction (settle, store, mark dependents
+   * ready, lease the next to this worker and queue the rest). When the advance itself fails (other than
+   * by a lost connection) that transaction is rolled back and the node is settled alone in another: the
+   * settle stands, and its stamp lets the sweeper re-queue the advance (runs/queries.ts STALLED_WORKFLOWS).
+   * A transaction and a retry rather than a savepoint, which cost every node a round trip. `settled`:
+   * this call ended the node; `next`: the node the advance leased to this worker, if any.
+   */
+  private async settle(plan: RunPlan, task: NodeTask, end: NodeEnd): Promise<{ settled: boolean; next?: NextNode }> {
+    let done: { row: SettledNode; advanced: Advanced } | undefined;
+    try {
+      done = await this.db.tx((tx) => this.settleIn(tx, plan, task, end, true));
+    } catch (err) {
+      if (!(err instanceof AdvanceFailed)) throw err;
+      this.log.warn({ runId: plan.runId, err: err.cause }, 'advancing after a node ended failed; the sweeper will retry');
+      done = await this.db.tx((tx) => this.settleIn(tx, plan, task, end, false));
+    }
+    // After the commit, so a rolled-back (retried or refused) settle does not count.
+    if (done) this.opts.metrics?.observeRun('workflow_node', done.row.node_type, done.row.status, done.row.started_at, done.row.finished_at);
+    return { settled: done !== undefined, next: done?.advanced.next };
   }
 
   /**
-   * Ends a node this worker ran, exactly once (guarded by state and lease; queries.ts SETTLE_NODE), then
-   * advances the run in the same transaction and tells `onAdvanced` what that did. Returns the settled
-   * row, or undefined if the node was not ours to end any more (canceled meanwhile, or taken over).
+   * Ends a node this worker ran, exactly once (guarded by state and lease; queries.ts SETTLE_NODE), its
+   * outputs stored, then (`advance`) advances the run in the same transaction. Undefined if the node was
+   * not ours to end any more (canceled meanwhile, or taken over).
    */
-  private async settleIn(tx: PoolClient, plan: RunPlan, task: NodeTask, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string; errorCode?: string | null }, onAdvanced: (a: Advanced) => void): Promise<SettledNode | undefined> {
+  private async settleIn(tx: PoolClient, plan: RunPlan, task: NodeTask, end: NodeEnd, advance: boolean): Promise<{ row: SettledNode; advanced: Advanced } | undefined> {
+    const output = end.status === 'COMPLETED' ? await this.runner.store(tx, plan.accountId, plan.runId, end.outputs) : undefined;
     // Locks in the same order as advance and cancel (the run, then its nodes), so they cannot deadlock.
     const runStatus: string = (await tx.query(q.LOCK_RUN, [plan.runId])).rows[0]?.status;
     const nodeId = task.node_id;
     const ev = eventRow({
       accountId: plan.accountId, runId: plan.runId, workflowId: plan.workflowId, webhook: plan.webhook,
-      ...(status === 'COMPLETED'
-        ? { type: 'node.completed', data: { nodeId, nodeType: task.node_type, status, cached: false, output: (await renderOutput(this.files, x.output as never, tx)).output }, error: null }
-        : { type: 'node.failed', data: { nodeId, nodeType: task.node_type, status }, error: x.error ?? null }),
+      ...(end.status === 'COMPLETED'
+        ? { type: 'node.completed', data: { nodeId, nodeType: task.node_type, status: end.status, cached: false, output: (await renderOutput(this.files, output!, tx)).output }, error: null }
+        : { type: 'node.failed', data: { nodeId, nodeType: task.node_type, status: end.status }, error: end.error }),
     });
-    const row: SettledNode | undefined = (await tx.query(q.SETTLE_NODE, [
-      plan.runId, nodeId, status, x.output === undefined ? null : JSON.stringify(x.output), x.error ?? null, this.workerId, x.errorCode ?? null,
-      plan.accountId, status === 'COMPLETED' ? `node ${nodeId}` : `node ${nodeId} failed`,
+    const row: SettledNode | undefined = (await queryPrepared(tx, 'atelier_settle_node', q.SETTLE_NODE, [
+      plan.runId, nodeId, end.status, output === undefined ? null : JSON.stringify(output),
+      end.status === 'FAILED' ? end.error : null, this.workerId, end.status === 'FAILED' ? end.errorCode : null,
+      plan.accountId, end.status === 'COMPLETED' ? `node ${nodeId}` : `node ${nodeId} failed`,
       ev.eventId, ev.payload.type, ev.payload, ev.delivery?.url ?? null, ev.delivery?.headers ?? null, plan.workflowId,
     ])).rows[0];
     if (!row) return undefined; // canceled meanwhile, or another worker took over
     await announceEvent(tx, plan.runId, row.event_row, ev.delivery !== null);
+    if (!advance) return { row, advanced: { queued: [] } };
     // The node's own state as this statement left it; the others as they were when the run was locked.
     const states = new Map<string, NodeState>(row.states.map(([id, s, held]) => [id, { status: s, held: BigInt(held) }]));
-    states.set(nodeId, { status, held: 0n });
+    states.set(nodeId, { status: end.status, held: 0n });
     const outputs = new Map<string, Record<string, unknown>>();
-    if (status === 'COMPLETED') outputs.set(nodeId, (x.output ?? {}) as Record<string, unknown>);
-    onAdvanced(await this.advanceWithin(tx, plan, runStatus, states, outputs));
-    return row;
+    if (output) outputs.set(nodeId, output);
+    try {
+      return { row, advanced: await this.advanceIn(tx, plan, runStatus, states, outputs, this.tasks.accepting) };
+    } catch (err) {
+      if (isConnectionError(err)) throw err;
+      throw new AdvanceFailed(err);
+    }
+  }
+}
+
+/** The advance that follows a node's settle failed: the caller settles the node alone (WorkflowExecutor.settle). */
+class AdvanceFailed extends Error {
+  constructor(cause: unknown) {
+    super(`advancing the run failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
   }
 }
