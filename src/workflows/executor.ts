@@ -14,11 +14,11 @@ import type { LeasedTaskRunner } from '../execution/leasedTask.js';
 import { renderOutput } from '../files/render.js';
 import type { Metrics } from '../ops/metrics.js';
 import { cacheKey, mapFileRefs, nodeInput } from './inputs.js';
-import { chargeReadyNode } from './nodeCharge.js';
+import { chargeReadyNode, nodePriceIfAny } from './nodeCharge.js';
 import type { Graph, GraphNode } from './types.js';
 import * as q from './queries.js';
 import { allEnded, nextStep, predecessorIndex, type PredecessorIndex } from './readySet.js';
-import { cachedOutput, fileShas } from './nodeCache.js';
+import { cachedOutput, fileShas, usableOutput } from './nodeCache.js';
 
 const MAX_NODE_ATTEMPTS = 3;
 /** Run plans a process keeps (RunPlan): the least recently used is dropped past this many. */
@@ -217,7 +217,22 @@ export class WorkflowExecutor {
         const shas = await fileShas(tx, withRefs);
         // node_runs.sub_model_id is the graph's, null when it has none: the key is the one earlier runs stored.
         const key = cacheKey(node.type, node.subModelId ?? null, { ...input, ...withRefs }, (id) => shas.get(id) ?? id);
-        const hit = await cachedOutput(tx, plan.accountId, key);
+        let hit: Record<string, unknown> | undefined;
+        const leaseHere = claimNext && !advanced.next;
+        if (leaseHere && nodePriceIfAny(mode, input) === state.held) {
+          // The node this worker runs next, its hold already its price: cache lookup and claim in one statement.
+          const r = (await queryPrepared(tx, 'atelier_claim_ready_node', q.CLAIM_READY_NODE_UNLESS_CACHED,
+            [runId, node.id, withRefs, key, state.held, this.workerId, this.opts.leaseSeconds, plan.accountId])).rows[0];
+          if (r.claimed) {
+            state.status = 'RUNNING';
+            statuses.set(node.id, state.status);
+            advanced.next = { nodeId: node.id, input };
+            continue;
+          }
+          hit = r.cached ? await usableOutput(tx, r.cached) : undefined;
+        } else {
+          hit = await cachedOutput(tx, plan.accountId, key);
+        }
         if (hit) {
           await end(node, state, 'COMPLETED', { output: hit, cached: true, input: withRefs, cacheKey: key });
           outputs.set(node.id, hit);
@@ -230,7 +245,7 @@ export class WorkflowExecutor {
           continue;
         }
         state.held = charge.price;
-        if (claimNext && !advanced.next) {
+        if (leaseHere) {
           await tx.query(q.CLAIM_READY_NODE, [runId, node.id, withRefs, key, charge.price, this.workerId, this.opts.leaseSeconds]);
           state.status = 'RUNNING';
           advanced.next = { nodeId: node.id, input };
@@ -334,7 +349,7 @@ export class WorkflowExecutor {
     const plan = await this.planOf(this.db, runId);
     if (!plan) return undefined;
     const task: NodeTask | undefined = leased
-      ? (await this.db.query(q.START_NODE, [runId, nodeId, this.workerId])).rows[0]
+      ? (await this.db.queryPrepared('atelier_start_node', q.START_NODE, [runId, nodeId, this.workerId])).rows[0]
       : (await this.db.query(q.CLAIM_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds])).rows[0];
     if (!task) return undefined; // canceled, ended, or held by a live worker
     if (task.attempts > MAX_NODE_ATTEMPTS) {
@@ -410,7 +425,7 @@ export class WorkflowExecutor {
   private async settleIn(tx: PoolClient, plan: RunPlan, task: NodeTask, end: NodeEnd, advance: boolean): Promise<{ row: SettledNode; advanced: Advanced } | undefined> {
     const output = end.status === 'COMPLETED' ? await this.runner.store(tx, plan.accountId, plan.runId, end.outputs) : undefined;
     // Locks in the same order as advance and cancel (the run, then its nodes), so they cannot deadlock.
-    const runStatus: string = (await tx.query(q.LOCK_RUN, [plan.runId])).rows[0]?.status;
+    const runStatus: string = (await queryPrepared(tx, 'atelier_lock_run', q.LOCK_RUN, [plan.runId])).rows[0]?.status;
     const nodeId = task.node_id;
     const ev = eventRow({
       accountId: plan.accountId, runId: plan.runId, workflowId: plan.workflowId, webhook: plan.webhook,

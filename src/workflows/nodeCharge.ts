@@ -22,6 +22,16 @@ export function nodePrice(mode: ModeDef, validatedInput: Record<string, unknown>
   return BigInt(priceMicrocredits(mode.pricing, validatedInput));
 }
 
+/** nodePrice, or undefined when the input cannot be priced (chargeReadyNode then fails the node). Pure. */
+export function nodePriceIfAny(mode: ModeDef, validatedInput: Record<string, unknown>): bigint | undefined {
+  try {
+    return nodePrice(mode, validatedInput);
+  } catch (err) {
+    if (err instanceof PricingError) return undefined;
+    throw err;
+  }
+}
+
 /** How a node's hold moves to its price: reserve `more`, or release `surplus` (at most one is non-zero). Pure. */
 export function holdAdjustment(held: bigint, price: bigint): { more: bigint; surplus: bigint } {
   return price > held ? { more: price - held, surplus: 0n } : { more: 0n, surplus: held - price };

@@ -45,6 +45,23 @@ export const CLAIM_READY_NODE = `UPDATE node_runs SET status = 'RUNNING', input 
         attempts = attempts + 1, lease_owner = $6, lease_expires_at = now() + make_interval(secs => $7)
   WHERE run_id = $1 AND node_id = $2 AND status = 'PENDING'`;
 
+/**
+ * CLAIM_READY_NODE unless the node cache holds an output for its key, in one statement with the cache
+ * lookup: for the node a worker runs next when its hold does not move (its price is what it already
+ * holds), the common case of a chain. Answers the cached output, if any (the caller checks it is still
+ * usable: nodeCache.ts usableOutput), and whether the node was claimed. $8 account.
+ */
+export const CLAIM_READY_NODE_UNLESS_CACHED = `
+WITH hit AS (
+  SELECT output FROM node_cache WHERE account_id = $8 AND cache_key = $4
+), claimed AS (
+  UPDATE node_runs SET status = 'RUNNING', input = $3, cache_key = $4, reserved_microcredits = $5, priced_microcredits = $5,
+         attempts = attempts + 1, lease_owner = $6, lease_expires_at = now() + make_interval(secs => $7)
+   WHERE run_id = $1 AND node_id = $2 AND status = 'PENDING' AND NOT EXISTS (SELECT 1 FROM hit)
+  RETURNING node_id
+)
+SELECT (SELECT output FROM hit) AS cached, EXISTS (SELECT 1 FROM claimed) AS claimed`;
+
 /** The worker starts a node it was given by CLAIM_READY_NODE (nothing, if it was canceled or taken over meanwhile). */
 export const START_NODE = `UPDATE node_runs nr SET started_at = COALESCE(nr.started_at, now())
   WHERE nr.run_id = $1 AND nr.node_id = $2 AND nr.status = 'RUNNING' AND nr.lease_owner = $3
