@@ -67,14 +67,20 @@ export class Db {
    * few hundred a second. A transaction that only notifies writes no WAL, so its turn is short. Listeners
    * still hear only of committed work; a process dying between the two statements loses the wake-up, which
    * every listener already covers by polling (pg-boss, the deliverer's timer, waitForEnd's backstop).
+   *
+   * `first`: a statement sent together with BEGIN, in one round trip, for a hot path whose transaction
+   * starts with a lock; `fn` gets its result. It goes by the simple query protocol, so it takes no
+   * parameters: values in it must be literals escaped with pg.escapeLiteral.
    */
-  async tx<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  async tx<T>(fn: (client: pg.PoolClient, first: pg.QueryResult | undefined) => Promise<T>, opts: { first?: string } = {}): Promise<T> {
     const client = await this.pool.connect();
     const notifies: Array<[string, string]> = [];
     deferredNotifies.set(client, notifies);
     try {
-      await client.query('BEGIN');
-      const result = await fn(client);
+      let first: pg.QueryResult | undefined;
+      if (opts.first === undefined) await client.query('BEGIN');
+      else first = ((await client.query(`BEGIN; ${opts.first}`)) as unknown as pg.QueryResult[])[1];
+      const result = await fn(client, first);
       await client.query('COMMIT');
       deferredNotifies.delete(client);
       if (notifies.length) this.sendSoon(notifies);

@@ -8,7 +8,7 @@ import type { WebhookConfig } from '../events/types.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { FileService } from '../files/service.js';
 import type { JobQueue } from '../queue/queue.js';
-import type { EngineRunner } from '../execution/engineRunner.js';
+import { EngineRunner } from '../execution/engineRunner.js';
 import type { EngineOutputs } from '../engines/types.js';
 import type { LeasedTaskRunner } from '../execution/leasedTask.js';
 import { renderOutput } from '../files/render.js';
@@ -38,9 +38,19 @@ interface RunPlan {
   cancelAfter: Date | null;
   graph: Graph;
   nodes: ReadonlyMap<string, GraphNode>;
-  /** The nodes that run (not request, not response), in graph order. */
+  /** The nodes that run (not request, not response), in graph order, and their ids. */
   modelNodes: GraphNode[];
+  runs: ReadonlySet<string>;
   preds: PredecessorIndex;
+  /** Each node's successors that run, in graph order. */
+  succs: ReadonlyMap<string, GraphNode[]>;
+}
+
+/** The node a settle leases to its worker in the same statement (WorkflowExecutor.leaseCandidate). */
+interface LeaseCandidate extends NextNode {
+  withRefs: Record<string, unknown>;
+  key: string;
+  price: bigint;
 }
 
 /** A node's state as an advance decides on it, and what it holds. */
@@ -92,6 +102,8 @@ interface SettledNode {
   started_at: Date | null;
   finished_at: Date | null;
   event_row: string;
+  /** The node SETTLE_NODE leased to this worker, if any. */
+  leased: string | null;
   states: Array<[string, string, string]>;
 }
 
@@ -133,6 +145,8 @@ export class WorkflowExecutor {
     const row = (await db.query(q.RUN_PLAN, [runId])).rows[0];
     if (!row) return undefined;
     const graph: Graph = row.graph;
+    const modelNodes = graph.nodes.filter((n) => n.type !== 'request' && n.type !== 'response');
+    const preds = predecessorIndex(graph);
     const plan: RunPlan = {
       runId,
       accountId: row.account_id,
@@ -142,8 +156,10 @@ export class WorkflowExecutor {
       cancelAfter: row.cancel_after,
       graph,
       nodes: new Map(graph.nodes.map((n) => [n.id, n])),
-      modelNodes: graph.nodes.filter((n) => n.type !== 'request' && n.type !== 'response'),
-      preds: predecessorIndex(graph),
+      modelNodes,
+      runs: new Set(modelNodes.map((n) => n.id)),
+      preds,
+      succs: new Map(graph.nodes.map((n) => [n.id, modelNodes.filter((m) => preds.get(m.id)?.includes(n.id))])),
     };
     if (this.plans.size >= PLANS_KEPT) this.plans.delete(this.plans.keys().next().value!);
     this.plans.set(runId, plan);
@@ -170,12 +186,12 @@ export class WorkflowExecutor {
 
   /**
    * Finds nodes whose inputs are ready and serves them from the cache, leases the first to this worker
-   * (`claimNext`) or queues them (their jobs are sent in this transaction); finishes the run when every
-   * node ended. The run is locked and `states` read after the lock; `outputs` holds the outputs already
-   * known here (the rest are read as ready nodes need them).
+   * (`claimNext`, unless the settle before leased one already: `leased`) or queues them (their jobs are
+   * sent in this transaction); finishes the run when every node ended. The run is locked and `states` read
+   * after the lock; `outputs` holds the outputs already known here (the rest are read as ready nodes need them).
    */
-  private async advanceIn(tx: PoolClient, plan: RunPlan, runStatus: string, states: Map<string, NodeState>, outputs: Map<string, Record<string, unknown>>, claimNext: boolean): Promise<Advanced> {
-    const advanced: Advanced = { queued: [] };
+  private async advanceIn(tx: PoolClient, plan: RunPlan, runStatus: string, states: Map<string, NodeState>, outputs: Map<string, Record<string, unknown>>, claimNext: boolean, leased?: NextNode): Promise<Advanced> {
+    const advanced: Advanced = { queued: [], next: leased };
     if (runStatus !== 'QUEUED' && runStatus !== 'RUNNING') return advanced;
     const runId = plan.runId;
     if (runStatus === 'QUEUED') {
@@ -404,13 +420,20 @@ export class WorkflowExecutor {
    * this call ended the node; `next`: the node the advance leased to this worker, if any.
    */
   private async settle(plan: RunPlan, task: NodeTask, end: NodeEnd): Promise<{ settled: boolean; next?: NextNode }> {
+    // The run is locked by a statement sent with BEGIN, in one round trip, unless there are files to store
+    // first: the run stays unlocked while they are written (the other branches' settles would wait on it).
+    const lockWithBegin = end.status === 'FAILED' || !EngineRunner.writesFiles(end.outputs);
+    const settleIn = (advance: boolean) => this.db.tx(
+      (tx, first) => this.settleIn(tx, plan, task, end, advance, first?.rows[0]?.status),
+      lockWithBegin ? { first: q.lockRunLiteral(plan.runId) } : {},
+    );
     let done: { row: SettledNode; advanced: Advanced } | undefined;
     try {
-      done = await this.db.tx((tx) => this.settleIn(tx, plan, task, end, true));
+      done = await settleIn(true);
     } catch (err) {
       if (!(err instanceof AdvanceFailed)) throw err;
       this.log.warn({ runId: plan.runId, err: err.cause }, 'advancing after a node ended failed; the sweeper will retry');
-      done = await this.db.tx((tx) => this.settleIn(tx, plan, task, end, false));
+      done = await settleIn(false);
     }
     // After the commit, so a rolled-back (retried or refused) settle does not count.
     if (done) this.opts.metrics?.observeRun('workflow_node', done.row.node_type, done.row.status, done.row.started_at, done.row.finished_at);
@@ -418,14 +441,40 @@ export class WorkflowExecutor {
   }
 
   /**
-   * Ends a node this worker ran, exactly once (guarded by state and lease; queries.ts SETTLE_NODE), its
-   * outputs stored, then (`advance`) advances the run in the same transaction. Undefined if the node was
-   * not ours to end any more (canceled meanwhile, or taken over).
+   * The node a completed node's settle can lease to this worker in the same statement (SETTLE_NODE): its
+   * first successor whose only predecessor that runs is this node, with the input, cache key and price it
+   * will have, all known here already. None when its input refers to files (the cache key takes their
+   * content hashes, from the database) or does not validate or price: the advance then deals with it.
    */
-  private async settleIn(tx: PoolClient, plan: RunPlan, task: NodeTask, end: NodeEnd, advance: boolean): Promise<{ row: SettledNode; advanced: Advanced } | undefined> {
+  private leaseCandidate(plan: RunPlan, nodeId: string, output: Record<string, unknown>): LeaseCandidate | undefined {
+    const node = (plan.succs.get(nodeId) ?? []).find((n) => plan.preds.get(n.id)!.every((p) => p === nodeId || !plan.runs.has(p)));
+    if (!node) return undefined;
+    const mode = this.modeOf(node);
+    const withRefs = nodeInput(plan.graph, node, mode, plan.input, new Map([[nodeId, output]]));
+    let files = false;
+    mapFileRefs(withRefs, () => (files = true));
+    if (files) return undefined;
+    let input: Record<string, unknown>;
+    try {
+      input = this.catalog.validateInput(mode, withRefs, { path: `nodes.${node.id}.input` });
+    } catch {
+      return undefined;
+    }
+    const price = nodePriceIfAny(mode, input);
+    if (price === undefined) return undefined;
+    return { nodeId: node.id, input, withRefs, key: cacheKey(node.type, node.subModelId ?? null, { ...input, ...withRefs }, (id) => id), price };
+  }
+
+  /**
+   * Ends a node this worker ran, exactly once (guarded by state and lease; queries.ts SETTLE_NODE), its
+   * outputs stored, then (`advance`) advances the run in the same transaction. `locked`: the run's status
+   * if the caller locked it already. Undefined if the node was not ours to end any more (canceled meanwhile,
+   * or taken over).
+   */
+  private async settleIn(tx: PoolClient, plan: RunPlan, task: NodeTask, end: NodeEnd, advance: boolean, locked: string | undefined): Promise<{ row: SettledNode; advanced: Advanced } | undefined> {
     const output = end.status === 'COMPLETED' ? await this.runner.store(tx, plan.accountId, plan.runId, end.outputs) : undefined;
     // Locks in the same order as advance and cancel (the run, then its nodes), so they cannot deadlock.
-    const runStatus: string = (await queryPrepared(tx, 'atelier_lock_run', q.LOCK_RUN, [plan.runId])).rows[0]?.status;
+    const runStatus: string = locked ?? (await queryPrepared(tx, 'atelier_lock_run', q.LOCK_RUN, [plan.runId])).rows[0]?.status;
     const nodeId = task.node_id;
     const ev = eventRow({
       accountId: plan.accountId, runId: plan.runId, workflowId: plan.workflowId, webhook: plan.webhook,
@@ -433,22 +482,30 @@ export class WorkflowExecutor {
         ? { type: 'node.completed', data: { nodeId, nodeType: task.node_type, status: end.status, cached: false, output: (await renderOutput(this.files, output!, tx)).output }, error: null }
         : { type: 'node.failed', data: { nodeId, nodeType: task.node_type, status: end.status }, error: end.error }),
     });
-    const row: SettledNode | undefined = (await queryPrepared(tx, 'atelier_settle_node', q.SETTLE_NODE, [
+    const claimNext = advance && this.tasks.accepting;
+    const candidate = claimNext && output && runStatus === 'RUNNING' ? this.leaseCandidate(plan, nodeId, output) : undefined;
+    const row: SettledNode | undefined = await queryPrepared(tx, 'atelier_settle_node', q.SETTLE_NODE, [
       plan.runId, nodeId, end.status, output === undefined ? null : JSON.stringify(output),
       end.status === 'FAILED' ? end.error : null, this.workerId, end.status === 'FAILED' ? end.errorCode : null,
       plan.accountId, end.status === 'COMPLETED' ? `node ${nodeId}` : `node ${nodeId} failed`,
       ev.eventId, ev.payload.type, ev.payload, ev.delivery?.url ?? null, ev.delivery?.headers ?? null, plan.workflowId,
-    ])).rows[0];
+      !advance, candidate?.nodeId ?? null, candidate?.withRefs ?? null, candidate?.key ?? null, candidate?.price ?? null, this.opts.leaseSeconds,
+    ]).then((r) => r.rows[0], (err) => {
+      // Leasing the next node is the advance's first step: if the statement failed, the node is settled alone.
+      throw candidate && !isConnectionError(err) ? new AdvanceFailed(err) : err;
+    });
     if (!row) return undefined; // canceled meanwhile, or another worker took over
     await announceEvent(tx, plan.runId, row.event_row, ev.delivery !== null);
     if (!advance) return { row, advanced: { queued: [] } };
-    // The node's own state as this statement left it; the others as they were when the run was locked.
+    // The states this statement changed as it left them; the others as they were when the run was locked.
     const states = new Map<string, NodeState>(row.states.map(([id, s, held]) => [id, { status: s, held: BigInt(held) }]));
     states.set(nodeId, { status: end.status, held: 0n });
+    const leased = candidate && row.leased === candidate.nodeId ? { nodeId: candidate.nodeId, input: candidate.input } : undefined;
+    if (leased) states.set(leased.nodeId, { status: 'RUNNING', held: candidate!.price });
     const outputs = new Map<string, Record<string, unknown>>();
     if (output) outputs.set(nodeId, output);
     try {
-      return { row, advanced: await this.advanceIn(tx, plan, runStatus, states, outputs, this.tasks.accepting) };
+      return { row, advanced: await this.advanceIn(tx, plan, runStatus, states, outputs, claimNext, leased) };
     } catch (err) {
       if (isConnectionError(err)) throw err;
       throw new AdvanceFailed(err);

@@ -1,3 +1,5 @@
+import pg from 'pg';
+
 /** SQL of workflow runs: their node rows (runService.ts), node execution (executor.ts) and node charging (nodeCharge.ts). */
 
 /**
@@ -17,6 +19,11 @@ export const INSERT_NODE_RUNS = `INSERT INTO node_runs (run_id, node_id, node_ty
  * committed by whoever held the lock before (a statement's snapshot is taken before it waits for a lock).
  */
 export const LOCK_RUN = `SELECT status FROM runs WHERE id = $1 AND kind = 'workflow' FOR UPDATE`;
+
+/** LOCK_RUN for one run, its id as a literal: the statement a node's settle sends with its BEGIN (Db.tx `first`). */
+export function lockRunLiteral(runId: string): string {
+  return LOCK_RUN.replace('$1', pg.escapeLiteral(runId));
+}
 
 /** The node states an advance decides on (outputs are read only for the nodes that need them: NODE_OUTPUTS). */
 export const NODE_STATES = `SELECT node_id, status, reserved_microcredits FROM node_runs WHERE run_id = $1`;
@@ -67,8 +74,12 @@ export const START_NODE = `UPDATE node_runs nr SET started_at = COALESCE(nr.star
   WHERE nr.run_id = $1 AND nr.node_id = $2 AND nr.status = 'RUNNING' AND nr.lease_owner = $3
   RETURNING ${TASK_COLUMNS}`;
 
-/** A ready node for the queue: held at its price ($5), with the input it runs with and its cache key. */
-export const QUEUE_NODE = `UPDATE node_runs SET status = 'QUEUED', input = $3, cache_key = $4, reserved_microcredits = $5, priced_microcredits = $5
+/**
+ * A ready node for the queue: held at its price ($5), with the input it runs with and its cache key. The
+ * run is stamped with it: its job is in flight from now (the sweeper's STALE_QUEUED_NODES counts from there).
+ */
+export const QUEUE_NODE = `WITH stamp AS (UPDATE runs SET enqueued_at = now() WHERE id = $1)
+  UPDATE node_runs SET status = 'QUEUED', input = $3, cache_key = $4, reserved_microcredits = $5, priced_microcredits = $5
   WHERE run_id = $1 AND node_id = $2`;
 
 export const HEARTBEAT_NODE = `UPDATE node_runs SET lease_expires_at = now() + make_interval(secs => $4)
@@ -85,22 +96,28 @@ export const HAND_BACK_NODE = `UPDATE node_runs SET lease_owner = NULL, lease_ex
  * that goes with it, as one statement (the run is already locked, LOCK_RUN): the node's hold captured as
  * its charge (COMPLETED) or released (FAILED), each with its ledger row; a completed node's output into the
  * node cache; its event (and webhook delivery, when $13 names one) in the outbox; the run stamped as in hand
- * (the sweeper's STALLED_WORKFLOWS). No row back means it was not this worker's to end any more (canceled,
- * or taken over), and then nothing was written. It also answers every node's state as it was before this
- * statement (the ended node's own is the caller's to patch), so the advance that follows needs no read of
- * its own. One statement rather than eight: it runs once per node, on the path between one node and the next.
+ * ($16: when no advance follows in this transaction; see the sweeper's STALLED_WORKFLOWS). No row back means
+ * it was not this worker's to end any more (canceled, or taken over), and then nothing was written.
+ *
+ * It also does the first step of the advance that follows, for the common case of a chain: the node
+ * $17, which the worker found will be ready once this one completes (its only predecessor that runs), is
+ * leased to the worker as CLAIM_READY_NODE_UNLESS_CACHED would, if it is still PENDING, holds its price
+ * ($20) already and has no cache entry ($19 its key, $18 its input, $21 lease seconds). And it answers every
+ * node's state as it was before this statement (the two it changed are the caller's to patch), so the rest
+ * of the advance needs no read of its own. One statement rather than ten: it runs once per node, on the path
+ * between one node and the next.
  * $1 run, $2 node, $3 status, $4 output, $5 error, $6 worker, $7 error code, $8 account, $9 ledger note,
  * $10 event id, $11 event type, $12 event payload, $13 delivery URL, $14 delivery headers, $15 workflow.
  */
 export const SETTLE_NODE = `
 WITH o AS (
-  SELECT node_id, reserved_microcredits AS held FROM node_runs
+  SELECT reserved_microcredits AS held FROM node_runs
    WHERE run_id = $1 AND node_id = $2 AND status = 'RUNNING' AND lease_owner = $6::text FOR UPDATE
 ), settled AS (
   UPDATE node_runs n SET status = $3::text, output = $4::jsonb, error = $5, error_code = $7, finished_at = now(), lease_owner = NULL,
          charged_microcredits = CASE WHEN $3::text = 'COMPLETED' THEN o.held ELSE 0 END, reserved_microcredits = 0
     FROM o
-   WHERE n.run_id = $1 AND n.node_id = o.node_id
+   WHERE n.run_id = $1 AND n.node_id = $2
   RETURNING n.node_id, n.node_type, n.status, n.started_at, n.finished_at, n.cache_key, o.held
 ), balance AS (
   UPDATE account_balances b SET posted = b.posted - CASE WHEN $3::text = 'COMPLETED' THEN s.held ELSE 0 END, reserved = b.reserved - s.held
@@ -122,9 +139,17 @@ WITH o AS (
   INSERT INTO webhook_deliveries (event_id, account_id, run_id, url, headers, status, next_attempt_at)
   SELECT $10::text, $8::text, $1, $13::text, $14, 'pending', now() FROM settled, event WHERE $13::text IS NOT NULL
 ), stamp AS (
-  UPDATE runs SET enqueued_at = now() FROM settled WHERE runs.id = $1
+  UPDATE runs SET enqueued_at = now() FROM settled WHERE runs.id = $1 AND $16::boolean
+), leased AS (
+  UPDATE node_runs c SET status = 'RUNNING', input = $18::jsonb, cache_key = $19::text, reserved_microcredits = $20::bigint, priced_microcredits = $20::bigint,
+         attempts = c.attempts + 1, lease_owner = $6::text, lease_expires_at = now() + make_interval(secs => $21::int)
+    FROM settled s
+   WHERE c.run_id = $1 AND c.node_id = $17::text AND s.status = 'COMPLETED'
+     AND c.status = 'PENDING' AND c.reserved_microcredits = $20::bigint
+     AND NOT EXISTS (SELECT 1 FROM node_cache WHERE account_id = $8::text AND cache_key = $19::text)
+  RETURNING c.node_id
 )
-SELECT s.node_id, s.node_type, s.status, s.started_at, s.finished_at, (SELECT id FROM event) AS event_row,
+SELECT s.node_id, s.node_type, s.status, s.started_at, s.finished_at, (SELECT id FROM event) AS event_row, (SELECT node_id FROM leased) AS leased,
        (SELECT json_agg(json_build_array(n.node_id, n.status, n.reserved_microcredits::text)) FROM node_runs n WHERE n.run_id = $1) AS states
   FROM settled s`;
 
