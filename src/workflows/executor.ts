@@ -4,7 +4,6 @@ import { isConnectionError, queryPrepared, type Db, type Queryable } from '../db
 import { CHANNELS, notify } from '../db/notifier.js';
 import { release } from '../billing/ledger.js';
 import { announceEvent, eventRow, recordEvent } from '../events/outbox.js';
-import type { WebhookConfig } from '../events/types.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { FileService } from '../files/service.js';
 import type { JobQueue } from '../queue/queue.js';
@@ -15,36 +14,15 @@ import { renderOutput } from '../files/render.js';
 import type { Metrics } from '../ops/metrics.js';
 import { cacheKey, mapFileRefs, nodeInput } from './inputs.js';
 import { chargeReadyNode, nodePriceIfAny } from './nodeCharge.js';
-import type { Graph, GraphNode } from './types.js';
+import type { GraphNode } from './types.js';
 import * as q from './queries.js';
-import { allEnded, nextStep, predecessorIndex, type PredecessorIndex } from './readySet.js';
+import { allEnded, nextStep } from './readySet.js';
+import { runPlan, type RunPlan } from './runPlan.js';
 import { cachedOutput, fileShas, usableOutput } from './nodeCache.js';
 
 const MAX_NODE_ATTEMPTS = 3;
 /** Run plans a process keeps (RunPlan): the least recently used is dropped past this many. */
 const PLANS_KEPT = 256;
-
-/**
- * What never changes while a workflow run runs (queries.ts RUN_PLAN): read once per run and process rather
- * than with every node, and never stale, since none of it is ever updated.
- */
-interface RunPlan {
-  runId: string;
-  accountId: string;
-  workflowId: string;
-  webhook: WebhookConfig | null;
-  /** The Request node's values. */
-  input: Record<string, unknown>;
-  cancelAfter: Date | null;
-  graph: Graph;
-  nodes: ReadonlyMap<string, GraphNode>;
-  /** The nodes that run (not request, not response), in graph order, and their ids. */
-  modelNodes: GraphNode[];
-  runs: ReadonlySet<string>;
-  preds: PredecessorIndex;
-  /** Each node's successors that run, in graph order. */
-  succs: ReadonlyMap<string, GraphNode[]>;
-}
 
 /** The node a settle leases to its worker in the same statement (WorkflowExecutor.leaseCandidate). */
 interface LeaseCandidate extends NextNode {
@@ -144,23 +122,7 @@ export class WorkflowExecutor {
     }
     const row = (await db.query(q.RUN_PLAN, [runId])).rows[0];
     if (!row) return undefined;
-    const graph: Graph = row.graph;
-    const modelNodes = graph.nodes.filter((n) => n.type !== 'request' && n.type !== 'response');
-    const preds = predecessorIndex(graph);
-    const plan: RunPlan = {
-      runId,
-      accountId: row.account_id,
-      workflowId: row.workflow_id,
-      webhook: row.webhook,
-      input: row.input ?? {},
-      cancelAfter: row.cancel_after,
-      graph,
-      nodes: new Map(graph.nodes.map((n) => [n.id, n])),
-      modelNodes,
-      runs: new Set(modelNodes.map((n) => n.id)),
-      preds,
-      succs: new Map(graph.nodes.map((n) => [n.id, modelNodes.filter((m) => preds.get(m.id)?.includes(n.id))])),
-    };
+    const plan = runPlan(runId, row);
     if (this.plans.size >= PLANS_KEPT) this.plans.delete(this.plans.keys().next().value!);
     this.plans.set(runId, plan);
     return plan;
