@@ -184,6 +184,59 @@ describe('building and running a workflow', () => {
     assert.deepEqual(await balance(srv, key), before);
     await rx.waitFor(() => rx.forPath('/wf-cancel').some((d) => d.json.type === 'run.canceled'));
   });
+
+  test('an advance that fails after a node ended leaves that node settled; the sweeper advances the run later', async () => {
+    // The database refuses to start the node `refused` while the table exists: the advance after `first` fails.
+    const db = srv.services.db;
+    await db.query(`CREATE TABLE test_refuse_start (node_id text)`);
+    await db.query(`INSERT INTO test_refuse_start VALUES ('refused')`);
+    await db.query(`CREATE FUNCTION test_refuse_start() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF OLD.status = 'PENDING' AND NEW.status <> 'PENDING' AND EXISTS (SELECT 1 FROM test_refuse_start t WHERE t.node_id = NEW.node_id) THEN
+          RAISE EXCEPTION 'refused by the test';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await db.query(`CREATE TRIGGER test_refuse_start BEFORE UPDATE ON node_runs FOR EACH ROW EXECUTE FUNCTION test_refuse_start()`);
+    try {
+      const wf = await req('POST', '/v1/workflows', {
+        name: 'Refused advance',
+        nodes: [
+          { id: 'req', type: 'request', data: { fields: [{ id: 'text', name: 'text', type: 'text' }] } },
+          { id: 'first', type: 'text_template', data: { template: '{{ text }} one' } },
+          { id: 'refused', type: 'text_template', data: { template: '{{ text }} two' } },
+          { id: 'res', type: 'response' },
+        ],
+        edges: [
+          { source: 'req', sourceHandle: 'text', target: 'first', targetHandle: 'in:text' },
+          { source: 'first', sourceHandle: 'out:output', target: 'refused', targetHandle: 'in:text' },
+          { source: 'refused', sourceHandle: 'out:output', target: 'res', targetHandle: 'result' },
+        ],
+      });
+      assert.equal(wf.status, 201, wf.text);
+      const r = await req('POST', '/v1/runs', { workflowId: wf.body.id, values: { req: { text: `refused ${Date.now()}` } } });
+      assert.equal(r.status, 202, r.text);
+      const states = async () => Object.fromEntries((await db.query(`SELECT node_id, status FROM node_runs WHERE run_id = $1`, [r.body.runId])).rows.map((n) => [n.node_id, n.status]));
+      for (const deadline = Date.now() + 60_000; (await states()).first !== 'COMPLETED';) {
+        assert.ok(Date.now() < deadline, 'the first node completes');
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      assert.deepEqual(await states(), { first: 'COMPLETED', refused: 'PENDING' }, 'the settle stood; the advance did not');
+      const captured = (await db.query(`SELECT count(*)::int AS n FROM ledger_entries WHERE run_id = $1 AND kind = 'capture'`, [r.body.runId])).rows[0].n;
+      assert.equal(captured, 1, 'the first node was charged with its settle');
+      await db.query(`DELETE FROM test_refuse_start`);
+      const done = await waitForStatus(srv, key, `/v1/runs/${r.body.runId}`, ['COMPLETED', 'FAILED'], 90_000);
+      assert.equal(done.status, 'COMPLETED', done.error);
+      assert.deepEqual(done.nodeRuns.map((n: any) => [n.nodeId, n.status]), [['first', 'COMPLETED'], ['refused', 'COMPLETED']]);
+      const captures = (await db.query(`SELECT count(*)::int AS n FROM ledger_entries WHERE run_id = $1 AND kind = 'capture'`, [r.body.runId])).rows[0].n;
+      assert.equal(captures, 2, 'each node charged once');
+      assert.equal(done.actualCredits, done.estimatedCredits);
+    } finally {
+      await db.query(`DROP TRIGGER IF EXISTS test_refuse_start ON node_runs`);
+      await db.query(`DROP FUNCTION IF EXISTS test_refuse_start()`);
+      await db.query(`DROP TABLE IF EXISTS test_refuse_start`);
+    }
+  });
 });
 
 describe('events of a workflow run', () => {

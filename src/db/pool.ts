@@ -55,16 +55,8 @@ export class Db {
    * type when a migration adds a column.
    */
   queryPrepared<R extends pg.QueryResultRow = any>(name: string, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
-    // A connection refuses one name for two texts: a text built at run time gets a name of its own.
-    let named = this.preparedNames.get(text);
-    if (!named) {
-      named = `${name}_${createHash('sha1').update(text).digest('hex').slice(0, 10)}`;
-      this.preparedNames.set(text, named);
-    }
-    return this.pool.query<R>({ name: named, text, values: values as any[] });
+    return queryPrepared<R>(this.pool, name, text, values);
   }
-
-  private readonly preparedNames = new Map<string, string>();
 
   /**
    * Runs fn inside BEGIN/COMMIT; rolls back on any throw and rethrows.
@@ -75,14 +67,20 @@ export class Db {
    * few hundred a second. A transaction that only notifies writes no WAL, so its turn is short. Listeners
    * still hear only of committed work; a process dying between the two statements loses the wake-up, which
    * every listener already covers by polling (pg-boss, the deliverer's timer, waitForEnd's backstop).
+   *
+   * `first`: a statement sent together with BEGIN, in one round trip, for a hot path whose transaction
+   * starts with a lock; `fn` gets its result. It goes by the simple query protocol, so it takes no
+   * parameters: values in it must be literals escaped with pg.escapeLiteral.
    */
-  async tx<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  async tx<T>(fn: (client: pg.PoolClient, first: pg.QueryResult | undefined) => Promise<T>, opts: { first?: string } = {}): Promise<T> {
     const client = await this.pool.connect();
     const notifies: Array<[string, string]> = [];
     deferredNotifies.set(client, notifies);
     try {
-      await client.query('BEGIN');
-      const result = await fn(client);
+      let first: pg.QueryResult | undefined;
+      if (opts.first === undefined) await client.query('BEGIN');
+      else first = ((await client.query(`BEGIN; ${opts.first}`)) as unknown as pg.QueryResult[])[1];
+      const result = await fn(client, first);
       await client.query('COMMIT');
       deferredNotifies.delete(client);
       if (notifies.length) this.sendSoon(notifies);
@@ -130,6 +128,19 @@ export class Db {
     await this.sending;
     await this.pool.end();
   }
+}
+
+// A connection refuses one name for two texts: a text built at run time gets a name of its own.
+const preparedNames = new Map<string, string>();
+
+/** Db.queryPrepared for a client of Db.tx (a statement on a transaction's hot path), or any pool. */
+export function queryPrepared<R extends pg.QueryResultRow = any>(on: pg.Pool | pg.PoolClient, name: string, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+  let named = preparedNames.get(text);
+  if (!named) {
+    named = `${name}_${createHash('sha1').update(text).digest('hex').slice(0, 10)}`;
+    preparedNames.set(text, named);
+  }
+  return on.query<R>({ name: named, text, values: values as any[] });
 }
 
 /** True when the error is PostgreSQL's unique-violation for the named constraint (or any, if omitted). */

@@ -14,12 +14,14 @@ export interface RecordEventInput {
   webhook: WebhookConfig | null;
 }
 
-/**
- * Writes an event to the outbox in the caller's transaction (so it exists exactly when the state change
- * it reports does) and wakes listeners at commit. Returns the payload as it will be delivered.
- */
-export async function recordEvent(tx: Queryable, e: RecordEventInput): Promise<EventPayload> {
-  const eventId = newId('evt');
+/** An event's outbox row and, when the run's webhook wants this type, its delivery: what recordEvent writes. Pure. */
+export interface EventRow {
+  eventId: string;
+  payload: EventPayload;
+  delivery: { url: string; headers: Record<string, string> | null } | null;
+}
+
+export function eventRow(e: RecordEventInput): EventRow {
   const payload: EventPayload = {
     success: e.type === 'run.started' || e.type === 'run.completed' || e.type === 'node.completed',
     type: e.type,
@@ -30,18 +32,36 @@ export async function recordEvent(tx: Queryable, e: RecordEventInput): Promise<E
     error: e.error ?? null,
     createdAt: new Date().toISOString(),
   };
+  const wanted = e.webhook && (!e.webhook.events || e.webhook.events.includes(e.type));
+  return { eventId: newId('evt'), payload, delivery: wanted ? { url: e.webhook!.url, headers: e.webhook!.headers ?? null } : null };
+}
+
+/**
+ * Wakes listeners once the transaction that wrote an event (and its delivery, if any) commits. For a
+ * caller that wrote the rows of eventRow() in a statement of its own (`id` is the events row's id).
+ */
+export async function announceEvent(tx: Queryable, runId: string, id: string | number | bigint, delivery: boolean): Promise<void> {
+  await notify(tx, CHANNELS.events, `${id}:${runId}`);
+  if (delivery) await notify(tx, CHANNELS.deliveries);
+}
+
+/**
+ * Writes an event to the outbox in the caller's transaction (so it exists exactly when the state change
+ * it reports does) and wakes listeners at commit. Returns the payload as it will be delivered.
+ */
+export async function recordEvent(tx: Queryable, e: RecordEventInput): Promise<EventPayload> {
+  const row = eventRow(e);
   const r = await tx.query(
     `INSERT INTO events (event_id, account_id, run_id, type, payload) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-    [eventId, e.accountId, e.runId, e.type, payload],
+    [row.eventId, e.accountId, e.runId, e.type, row.payload],
   );
-  await notify(tx, CHANNELS.events, `${r.rows[0].id}:${e.runId}`);
   // The webhook delivery is queued in the same transaction: an event exists exactly when its delivery does.
-  if (e.webhook && (!e.webhook.events || e.webhook.events.includes(e.type))) {
+  if (row.delivery) {
     await tx.query(
       `INSERT INTO webhook_deliveries (event_id, account_id, run_id, url, headers, status, next_attempt_at) VALUES ($1, $2, $3, $4, $5, 'pending', now())`,
-      [eventId, e.accountId, e.runId, e.webhook.url, e.webhook.headers ?? null],
+      [row.eventId, e.accountId, e.runId, row.delivery.url, row.delivery.headers],
     );
-    await notify(tx, CHANNELS.deliveries);
   }
-  return payload;
+  await announceEvent(tx, e.runId, r.rows[0].id, row.delivery !== null);
+  return row.payload;
 }

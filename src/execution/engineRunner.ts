@@ -76,6 +76,11 @@ export class EngineRunner {
     }
   }
 
+  /** True when storing these outputs writes files (EngineRunner.store): more than rows in the caller's transaction. */
+  static writesFiles(outputs: EngineOutputs): boolean {
+    return Object.values(outputs).some((v) => (Array.isArray(v) ? v.some((x) => x.kind === 'file') : v.kind === 'file'));
+  }
+
   /** Saves file outputs (rows in the caller's transaction) and returns what the run stores. */
   async store(tx: Queryable, accountId: string, runId: string, outputs: EngineOutputs): Promise<StoredOutput> {
     const stored: StoredOutput = {};

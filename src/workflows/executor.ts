@@ -1,32 +1,100 @@
 import type { Logger } from 'pino';
 import type { PoolClient } from 'pg';
-import { isConnectionError, type Db } from '../db/pool.js';
+import { isConnectionError, queryPrepared, type Db, type Queryable } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
-import { capture, release } from '../billing/ledger.js';
-import { recordEvent } from '../events/outbox.js';
+import { release } from '../billing/ledger.js';
+import { announceEvent, eventRow, recordEvent } from '../events/outbox.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { FileService } from '../files/service.js';
 import type { JobQueue } from '../queue/queue.js';
-import type { EngineRunner } from '../execution/engineRunner.js';
+import { EngineRunner } from '../execution/engineRunner.js';
+import type { EngineOutputs } from '../engines/types.js';
 import type { LeasedTaskRunner } from '../execution/leasedTask.js';
 import { renderOutput } from '../files/render.js';
 import type { Metrics } from '../ops/metrics.js';
 import { cacheKey, mapFileRefs, nodeInput } from './inputs.js';
-import { chargeReadyNode } from './nodeCharge.js';
-import type { Graph, GraphNode } from './types.js';
+import { chargeReadyNode, nodePriceIfAny } from './nodeCharge.js';
+import type { GraphNode } from './types.js';
 import * as q from './queries.js';
 import { allEnded, nextStep } from './readySet.js';
-import { cachedOutput, fileShas, storeCachedOutput } from './nodeCache.js';
+import { runPlan, type RunPlan } from './runPlan.js';
+import { cachedOutput, fileShas, usableOutput } from './nodeCache.js';
 
 const MAX_NODE_ATTEMPTS = 3;
+/** Run plans a process keeps (RunPlan): the least recently used is dropped past this many. */
+const PLANS_KEPT = 256;
+
+/** The node a settle leases to its worker in the same statement (WorkflowExecutor.leaseCandidate). */
+interface LeaseCandidate extends NextNode {
+  withRefs: Record<string, unknown>;
+  key: string;
+  price: bigint;
+}
+
+/** A node's state as an advance decides on it, and what it holds. */
+interface NodeState {
+  status: string;
+  held: bigint;
+}
+
+/** A node this worker took (queries.ts CLAIM_NODE or START_NODE). */
+interface NodeTask {
+  run_id: string;
+  node_id: string;
+  node_type: string;
+  sub_model_id: string | null;
+  input: Record<string, unknown> | null;
+  attempts: number;
+}
+
+/** A ready node an advance leased to this worker to run next (queries.ts CLAIM_READY_NODE), with the input it validated. */
+interface NextNode {
+  nodeId: string;
+  input: Record<string, unknown>;
+}
+
+/** What an advance did: the nodes it queued for any worker, and the one it leased to this worker. */
+interface Advanced {
+  queued: string[];
+  next?: NextNode;
+}
+
+/** How a node that never ran on a worker ended (endNode). */
+interface EndDetails {
+  error?: string;
+  errorCode?: string;
+  output?: unknown;
+  cached?: boolean;
+  input?: unknown;
+  cacheKey?: string;
+}
+
+/** How a node this worker ran ended: its engine's outputs (stored by the settle), or why it failed. */
+type NodeEnd = { status: 'COMPLETED'; outputs: EngineOutputs } | { status: 'FAILED'; error: string; errorCode: string | null };
+
+/** A settled node as SETTLE_NODE answers it. */
+interface SettledNode {
+  node_id: string;
+  node_type: string;
+  status: string;
+  started_at: Date | null;
+  finished_at: Date | null;
+  event_row: string;
+  /** The node SETTLE_NODE leased to this worker, if any. */
+  leased: string | null;
+  states: Array<[string, string, string]>;
+}
 
 /**
  * The one place that schedules workflow nodes (ComfyUI's execution loop, made durable). All state lives in
  * PostgreSQL: an `advance` step, serialised per run by a row lock, finds nodes whose inputs are ready,
  * serves them from the node cache or queues them as node jobs; each node job runs its engine like a
- * standalone run and queues another `advance`. A process dying anywhere leaves rows the sweeper resumes.
+ * standalone run and advances the run in its settle. A process dying anywhere leaves rows the sweeper resumes.
  */
 export class WorkflowExecutor {
+  /** RunPlans by run id, least recently used first. */
+  private readonly plans = new Map<string, RunPlan>();
+
   constructor(
     private readonly db: Db,
     private readonly catalog: Catalog,
@@ -44,109 +112,133 @@ export class WorkflowExecutor {
     return this.catalog.resolveNode(node.type, node.subModelId, { requireSubModel: false }).mode;
   }
 
+  /** The run's plan, read at most once while this process keeps it; undefined if there is no such workflow run. */
+  private async planOf(db: Queryable, runId: string): Promise<RunPlan | undefined> {
+    const known = this.plans.get(runId);
+    if (known) {
+      this.plans.delete(runId);
+      this.plans.set(runId, known);
+      return known;
+    }
+    const row = (await db.query(q.RUN_PLAN, [runId])).rows[0];
+    if (!row) return undefined;
+    const plan = runPlan(runId, row);
+    if (this.plans.size >= PLANS_KEPT) this.plans.delete(this.plans.keys().next().value!);
+    this.plans.set(runId, plan);
+    return plan;
+  }
+
   /** A workflow job: advances the run, then runs the first node that became ready right here (no queue hop). */
   async advanceAndRun(runId: string): Promise<void> {
-    const queued = await this.advance(runId);
-    if (queued[0] && this.tasks.accepting) await this.executeNode(runId, queued[0]);
+    const { next } = await this.advance(runId, this.tasks.accepting);
+    if (next) await this.runFrom(runId, next.nodeId, next);
   }
 
-  /** Advances a run in its own transaction; returns the nodes it queued. */
-  advance(runId: string): Promise<string[]> {
-    return this.db.tx((tx) => this.advanceIn(tx, runId));
+  /** Advances a run in its own transaction; `claimNext`: lease the first node it finds ready to this worker rather than queue it. */
+  private advance(runId: string, claimNext: boolean): Promise<Advanced> {
+    return this.db.tx(async (tx) => {
+      const plan = await this.planOf(tx, runId);
+      if (!plan) return { queued: [] };
+      const run = (await tx.query(q.LOCK_RUN, [runId])).rows[0];
+      if (!run) return { queued: [] };
+      const states = new Map<string, NodeState>((await tx.query(q.NODE_STATES, [runId])).rows.map((r) => [r.node_id, { status: r.status, held: r.reserved_microcredits }]));
+      return this.advanceIn(tx, plan, run.status, states, new Map(), claimNext);
+    });
   }
 
   /**
-   * Finds nodes whose inputs are ready and serves them from the cache or queues them (their jobs are sent
-   * in this transaction); finishes the run when every node ended. Returns the node ids it queued.
+   * Finds nodes whose inputs are ready and serves them from the cache, leases the first to this worker
+   * (`claimNext`, unless the settle before leased one already: `leased`) or queues them (their jobs are
+   * sent in this transaction); finishes the run when every node ended. The run is locked and `states` read
+   * after the lock; `outputs` holds the outputs already known here (the rest are read as ready nodes need them).
    */
-  private async advanceIn(tx: PoolClient, runId: string): Promise<string[]> {
-    const queued: string[] = [];
-    {
-      const run = (await tx.query(`SELECT * FROM runs WHERE id = $1 AND kind = 'workflow' FOR UPDATE`, [runId])).rows[0];
-      if (!run || !['QUEUED', 'RUNNING'].includes(run.status)) return queued;
-      const graph: Graph = run.graph;
-      const modelNodes = graph.nodes.filter((n) => n.type !== 'request' && n.type !== 'response');
-      if (run.status === 'QUEUED') {
-        await tx.query(`UPDATE runs SET status = 'RUNNING', started_at = now() WHERE id = $1`, [runId]);
-        await this.event(tx, run, 'run.started', { status: 'RUNNING', totalNodes: modelNodes.length });
-      }
-      const rows = new Map<string, any>((await tx.query(`SELECT * FROM node_runs WHERE run_id = $1 FOR UPDATE`, [runId])).rows.map((r) => [r.node_id, r]));
-      const outputs = new Map<string, Record<string, unknown>>();
-      for (const [id, r] of rows) if (r.status === 'COMPLETED') outputs.set(id, r.output ?? {});
-      const statuses = new Map<string, string>([...rows].map(([id, r]) => [id, r.status]));
+  private async advanceIn(tx: PoolClient, plan: RunPlan, runStatus: string, states: Map<string, NodeState>, outputs: Map<string, Record<string, unknown>>, claimNext: boolean, leased?: NextNode): Promise<Advanced> {
+    const advanced: Advanced = { queued: [], next: leased };
+    if (runStatus !== 'QUEUED' && runStatus !== 'RUNNING') return advanced;
+    const runId = plan.runId;
+    if (runStatus === 'QUEUED') {
+      await tx.query(`UPDATE runs SET status = 'RUNNING', started_at = now() WHERE id = $1`, [runId]);
+      await this.event(tx, plan, 'run.started', { status: 'RUNNING', totalNodes: plan.modelNodes.length });
+    }
+    const statuses = new Map<string, string>([...states].map(([id, s]) => [id, s.status]));
+    const end = async (node: GraphNode, state: NodeState, status: 'COMPLETED' | 'FAILED' | 'SKIPPED', x: EndDetails) => {
+      await this.endNode(tx, plan, node, state.held, status, x);
+      state.status = status;
+      state.held = 0n;
+      statuses.set(node.id, status);
+    };
 
-      // Repeat until nothing changes: cache hits and skips can make further nodes ready at once.
-      for (let changed = true; changed;) {
-        changed = false;
-        for (const node of modelNodes) {
-          const nr = rows.get(node.id);
-          const step = nextStep(graph, statuses, node.id);
-          if (!nr || step === 'none' || step === 'wait') continue;
-          changed = true;
-          if (step === 'skip') {
-            await this.endNode(tx, run, nr, 'SKIPPED', { error: 'an upstream node did not complete' });
-            statuses.set(node.id, nr.status);
-            continue;
-          }
-          const mode = this.modeOf(node);
-          const withRefs = nodeInput(graph, node, mode, run.input ?? {}, outputs);
-          let input: Record<string, unknown>;
-          try {
-            // Validate with files as URLs (as the engine will see them); keep references for storage and the cache key.
-            input = this.catalog.validateInput(mode, mapFileRefs(withRefs, (id) => this.ownUrl(id)), { path: `nodes.${node.id}.input` });
-          } catch (err) {
-            await this.endNode(tx, run, nr, 'FAILED', { error: (err as Error).message, input: withRefs });
-            statuses.set(node.id, nr.status);
-            continue;
-          }
-          const shas = await fileShas(tx, withRefs);
-          const key = cacheKey(node.type, nr.sub_model_id, { ...input, ...withRefs }, (id) => shas.get(id) ?? id);
-          const hit = await cachedOutput(tx, run.account_id, key);
-          if (hit) {
-            await this.endNode(tx, run, nr, 'COMPLETED', { output: hit, cached: true, input: withRefs, cacheKey: key });
-            statuses.set(node.id, nr.status);
-            outputs.set(node.id, hit);
-            continue;
-          }
-          // Charged the price of the input it actually runs with, held before it is queued (nodeCharge.ts).
-          const charge = await chargeReadyNode(tx, { accountId: run.account_id, runId, nodeId: node.id, held: nr.reserved_microcredits, mode, input });
-          if (!charge.ok) {
-            await this.endNode(tx, run, nr, 'FAILED', { error: charge.message, errorCode: charge.code, input: withRefs, cacheKey: key });
-            statuses.set(node.id, nr.status);
-            continue;
-          }
-          nr.reserved_microcredits = charge.price;
-          await tx.query(q.QUEUE_NODE, [runId, node.id, withRefs, key]);
-          nr.status = 'QUEUED';
-          statuses.set(node.id, nr.status);
-          await this.queue.enqueueRun(tx, { runId, kind: 'workflow', nodeId: node.id }, 120 + (mode.timeoutSeconds ?? 600));
-          queued.push(node.id);
+    // Repeat until nothing changes: cache hits and skips can make further nodes ready at once.
+    for (let changed = true; changed;) {
+      changed = false;
+      for (const node of plan.modelNodes) {
+        const state = states.get(node.id);
+        const step = nextStep(plan.graph, statuses, node.id, plan.preds);
+        if (!state || step === 'none' || step === 'wait') continue;
+        changed = true;
+        if (step === 'skip') {
+          await end(node, state, 'SKIPPED', { error: 'an upstream node did not complete' });
+          continue;
         }
+        const missing = (plan.preds.get(node.id) ?? []).filter((p) => statuses.get(p) === 'COMPLETED' && !outputs.has(p));
+        if (missing.length) for (const r of (await tx.query(q.NODE_OUTPUTS, [runId, missing])).rows) outputs.set(r.node_id, r.output ?? {});
+        const mode = this.modeOf(node);
+        const withRefs = nodeInput(plan.graph, node, mode, plan.input, outputs);
+        let input: Record<string, unknown>;
+        try {
+          // Validate with files as URLs (as the engine will see them); keep references for storage and the cache key.
+          input = this.catalog.validateInput(mode, mapFileRefs(withRefs, (id) => this.ownUrl(id)), { path: `nodes.${node.id}.input` });
+        } catch (err) {
+          await end(node, state, 'FAILED', { error: (err as Error).message, input: withRefs });
+          continue;
+        }
+        const shas = await fileShas(tx, withRefs);
+        // node_runs.sub_model_id is the graph's, null when it has none: the key is the one earlier runs stored.
+        const key = cacheKey(node.type, node.subModelId ?? null, { ...input, ...withRefs }, (id) => shas.get(id) ?? id);
+        let hit: Record<string, unknown> | undefined;
+        const leaseHere = claimNext && !advanced.next;
+        if (leaseHere && nodePriceIfAny(mode, input) === state.held) {
+          // The node this worker runs next, its hold already its price: cache lookup and claim in one statement.
+          const r = (await queryPrepared(tx, 'atelier_claim_ready_node', q.CLAIM_READY_NODE_UNLESS_CACHED,
+            [runId, node.id, withRefs, key, state.held, this.workerId, this.opts.leaseSeconds, plan.accountId])).rows[0];
+          if (r.claimed) {
+            state.status = 'RUNNING';
+            statuses.set(node.id, state.status);
+            advanced.next = { nodeId: node.id, input };
+            continue;
+          }
+          hit = r.cached ? await usableOutput(tx, r.cached) : undefined;
+        } else {
+          hit = await cachedOutput(tx, plan.accountId, key);
+        }
+        if (hit) {
+          await end(node, state, 'COMPLETED', { output: hit, cached: true, input: withRefs, cacheKey: key });
+          outputs.set(node.id, hit);
+          continue;
+        }
+        // Charged the price of the input it actually runs with, held before it is queued (nodeCharge.ts).
+        const charge = await chargeReadyNode(tx, { accountId: plan.accountId, runId, nodeId: node.id, held: state.held, mode, input });
+        if (!charge.ok) {
+          await end(node, state, 'FAILED', { error: charge.message, errorCode: charge.code, input: withRefs, cacheKey: key });
+          continue;
+        }
+        state.held = charge.price;
+        if (leaseHere) {
+          await tx.query(q.CLAIM_READY_NODE, [runId, node.id, withRefs, key, charge.price, this.workerId, this.opts.leaseSeconds]);
+          state.status = 'RUNNING';
+          advanced.next = { nodeId: node.id, input };
+        } else {
+          await tx.query(q.QUEUE_NODE, [runId, node.id, withRefs, key, charge.price]);
+          state.status = 'QUEUED';
+          await this.queue.enqueueRun(tx, { runId, kind: 'workflow', nodeId: node.id }, 120 + (mode.timeoutSeconds ?? 600));
+          advanced.queued.push(node.id);
+        }
+        statuses.set(node.id, state.status);
       }
-
-      if (!allEnded(statuses.values())) return queued;
-      await this.finishRun(tx, run, graph, rows, outputs);
-      return queued;
     }
-  }
 
-  /**
-   * Advances inside a node's settle transaction (one transaction per node: settle, store, mark dependents
-   * ready and enqueue them). A failure of the advance itself is rolled back to a savepoint so the settle
-   * stands; the settle's stamp lets the sweeper re-queue the advance (runs/queries.ts STALLED_WORKFLOWS).
-   */
-  private async advanceWithin(tx: PoolClient, runId: string): Promise<string[]> {
-    await tx.query('SAVEPOINT advance');
-    try {
-      const queued = await this.advanceIn(tx, runId);
-      await tx.query('RELEASE SAVEPOINT advance');
-      return queued;
-    } catch (err) {
-      if (isConnectionError(err)) throw err;
-      await tx.query('ROLLBACK TO SAVEPOINT advance');
-      this.log.warn({ runId, err }, 'advancing after a node failed; the sweeper will retry');
-      return [];
-    }
+    if (allEnded(statuses.values())) await this.finishRun(tx, plan);
+    return advanced;
   }
 
   private ownUrl(fileId: string): string {
@@ -154,114 +246,123 @@ export class WorkflowExecutor {
   }
 
   /** Ends a node that never ran on a worker here (skip, cache hit, bad input), settling its share of the hold. */
-  private async endNode(tx: PoolClient, run: any, nr: any, status: 'COMPLETED' | 'FAILED' | 'SKIPPED', x: { error?: string; errorCode?: string; output?: unknown; cached?: boolean; input?: unknown; cacheKey?: string }): Promise<void> {
-    const held: bigint = nr.reserved_microcredits;
+  private async endNode(tx: PoolClient, plan: RunPlan, node: GraphNode, held: bigint, status: 'COMPLETED' | 'FAILED' | 'SKIPPED', x: EndDetails): Promise<void> {
     await tx.query(
       `UPDATE node_runs SET status = $3, error = $4, output = $5, cached = $6, input = COALESCE($7, input), cache_key = COALESCE($8, cache_key),
          reserved_microcredits = 0, error_code = $9, started_at = COALESCE(started_at, now()), finished_at = now() WHERE run_id = $1 AND node_id = $2`,
-      [run.id, nr.node_id, status, x.error ?? null, x.output === undefined ? null : JSON.stringify(x.output), x.cached ?? false, x.input === undefined ? null : JSON.stringify(x.input), x.cacheKey ?? null, x.errorCode ?? null],
+      [plan.runId, node.id, status, x.error ?? null, x.output === undefined ? null : JSON.stringify(x.output), x.cached ?? false, x.input === undefined ? null : JSON.stringify(x.input), x.cacheKey ?? null, x.errorCode ?? null],
     );
     // Cached, skipped and failed nodes cost nothing.
-    await release(tx, run.account_id, held, run.id, `node ${nr.node_id} ${x.cached ? 'served from cache' : status.toLowerCase()}`);
-    nr.status = status;
-    nr.output = x.output ?? null;
-    nr.cached = x.cached ?? false;
+    await release(tx, plan.accountId, held, plan.runId, `node ${node.id} ${x.cached ? 'served from cache' : status.toLowerCase()}`);
     if (status === 'COMPLETED') {
-      await this.event(tx, run, 'node.completed', { nodeId: nr.node_id, nodeType: nr.node_type, status: 'COMPLETED', cached: x.cached ?? false, output: (await renderOutput(this.files, x.output as never, tx)).output });
+      await this.event(tx, plan, 'node.completed', { nodeId: node.id, nodeType: node.type, status: 'COMPLETED', cached: x.cached ?? false, output: (await renderOutput(this.files, x.output as never, tx)).output });
     } else if (status === 'FAILED') {
-      await this.event(tx, run, 'node.failed', { nodeId: nr.node_id, nodeType: nr.node_type, status: 'FAILED' }, x.error);
+      await this.event(tx, plan, 'node.failed', { nodeId: node.id, nodeType: node.type, status: 'FAILED' }, x.error);
     }
   }
 
-  private async finishRun(tx: PoolClient, run: any, graph: Graph, rows: Map<string, any>, outputs: Map<string, Record<string, unknown>>): Promise<void> {
-    const all = [...rows.values()];
+  private async finishRun(tx: PoolClient, plan: RunPlan): Promise<void> {
+    const toResponse = plan.graph.edges.filter((e) => plan.nodes.get(e.target)?.type === 'response');
+    const all = (await tx.query(q.NODE_ENDS, [plan.runId, toResponse.map((e) => e.source)])).rows;
     const failed = all.filter((r) => r.status === 'FAILED');
     const completed = all.filter((r) => r.status === 'COMPLETED');
+    const outputs = new Map<string, Record<string, unknown>>(completed.map((r) => [r.node_id, r.output ?? {}]));
     const stored: Record<string, Record<string, unknown>> = {};
-    for (const e of graph.edges) {
-      const target = graph.nodes.find((n) => n.id === e.target);
-      if (target?.type !== 'response') continue;
-      const source = graph.nodes.find((n) => n.id === e.source);
-      const value = source?.type === 'request' ? (run.input ?? {})[e.sourceHandle] : outputs.get(e.source)?.[e.sourceHandle.replace(/^out:/, '')];
+    for (const e of toResponse) {
+      const source = plan.nodes.get(e.source);
+      const value = source?.type === 'request' ? plan.input[e.sourceHandle] : outputs.get(e.source)?.[e.sourceHandle.replace(/^out:/, '')];
       if (value !== undefined) (stored[e.source] ??= {})[e.sourceHandle] = value;
     }
     const status = failed.length ? 'FAILED' : 'COMPLETED';
     const error = failed.length ? `node ${failed[0]!.node_id} (${failed[0]!.node_type}) failed: ${failed[0]!.error ?? 'unknown error'}` : null;
-    const charged = (await tx.query(`SELECT COALESCE(sum(charged_microcredits), 0)::bigint AS c, COALESCE(sum(reserved_microcredits), 0)::bigint AS r FROM node_runs WHERE run_id = $1`, [run.id])).rows[0];
-    if (charged.r > 0n) await release(tx, run.account_id, charged.r, run.id, 'run ended');
+    const charged = (await tx.query(`SELECT COALESCE(sum(charged_microcredits), 0)::bigint AS c, COALESCE(sum(reserved_microcredits), 0)::bigint AS r FROM node_runs WHERE run_id = $1`, [plan.runId])).rows[0];
+    if (charged.r > 0n) await release(tx, plan.accountId, charged.r, plan.runId, 'run ended');
     await tx.query(
       `UPDATE runs SET status = $2, output = $3, error = $4, finished_at = now(), charged_microcredits = $5, reserved_microcredits = 0 WHERE id = $1`,
-      [run.id, status, stored, error, charged.c],
+      [plan.runId, status, stored, error, charged.c],
     );
-    await tx.query(`UPDATE node_runs SET reserved_microcredits = 0 WHERE run_id = $1`, [run.id]);
+    await tx.query(`UPDATE node_runs SET reserved_microcredits = 0 WHERE run_id = $1`, [plan.runId]);
     const rendered = (await renderOutput(this.files, stored as never, tx)).output;
     if (status === 'COMPLETED') {
-      await this.event(tx, run, 'run.completed', { status, completedNodes: completed.length, failedNodes: 0, outputs: rendered, actualCredits: Number(charged.c) });
+      await this.event(tx, plan, 'run.completed', { status, completedNodes: completed.length, failedNodes: 0, outputs: rendered, actualCredits: Number(charged.c) });
     } else {
-      await this.event(tx, run, 'run.failed', { status, completedNodes: completed.length, failedNodes: failed.length, failedNodeIds: failed.map((f) => f.node_id) }, error);
+      await this.event(tx, plan, 'run.failed', { status, completedNodes: completed.length, failedNodes: failed.length, failedNodeIds: failed.map((f) => f.node_id) }, error);
     }
-    await notify(tx, CHANNELS.runEnded, run.id);
+    await notify(tx, CHANNELS.runEnded, plan.runId);
+    this.plans.delete(plan.runId);
   }
 
-  private event(tx: PoolClient, run: any, type: Parameters<typeof recordEvent>[1]['type'], data: Record<string, unknown>, error?: string | null) {
-    return recordEvent(tx, { accountId: run.account_id, runId: run.id, workflowId: run.workflow_id, type, data, error: error ?? null, webhook: run.webhook });
+  private event(tx: PoolClient, plan: RunPlan, type: Parameters<typeof recordEvent>[1]['type'], data: Record<string, unknown>, error?: string | null) {
+    return recordEvent(tx, { accountId: plan.accountId, runId: plan.runId, workflowId: plan.workflowId, type, data, error: error ?? null, webhook: plan.webhook });
+  }
+
+  /** A node job: a node queued for any worker, or re-queued after its worker died or stopped. */
+  executeNode(runId: string, nodeId: string): Promise<void> {
+    return this.runFrom(runId, nodeId);
   }
 
   /**
-   * Runs a node on this worker, then — while this worker takes work — the first node its settle made
-   * ready, at once: a chain runs node after node on one worker without a queue hop between them. The
-   * successor's job is in the queue as well; whichever worker claims it first runs it, the other finds it
-   * taken.
+   * Runs a node on this worker, then — while this worker takes work — the node its settle leased to this
+   * worker, at once: a chain runs node after node on one worker with no queue hop and no job between them
+   * (other nodes made ready at the same time are queued for any worker). A leased node this worker will
+   * not start because it is stopping is handed back to the queue.
    */
-  async executeNode(runId: string, nodeId: string): Promise<void> {
-    for (let next: string | undefined = nodeId; next;) {
-      const queued = await this.runNode(runId, next);
-      next = this.tasks.accepting ? queued[0] : undefined;
+  private async runFrom(runId: string, nodeId: string, leased?: NextNode): Promise<void> {
+    for (let next: NextNode | undefined = leased, id: string | undefined = nodeId; id;) {
+      if (next && !this.tasks.accepting) {
+        await this.handBack(runId, id);
+        return;
+      }
+      next = await this.runNode(runId, id, next);
+      id = next?.nodeId;
     }
   }
 
-  /** One node: claim with a lease, the shared leased-task loop, and a settle that advances the run in the same transaction. Returns the nodes it queued. */
-  private async runNode(runId: string, nodeId: string): Promise<string[]> {
-    const claimed = (await this.db.query(q.CLAIM_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds])).rows[0];
-    if (!claimed) return [];
-    let queued: string[] = [];
-    if (claimed.attempts > MAX_NODE_ATTEMPTS) {
-      await this.settleNode(claimed, 'FAILED', { error: `the node stopped its worker ${claimed.attempts - 1} times and was given up` }, (next) => { queued = next; });
-      return queued;
+  /**
+   * One node: taken with a lease (claimed from the queue, or started after an advance leased it here), the
+   * shared leased-task loop, and a settle that advances the run in the same transaction. Returns the node
+   * that advance leased to this worker, if any.
+   */
+  private async runNode(runId: string, nodeId: string, leased?: NextNode): Promise<NextNode | undefined> {
+    const plan = await this.planOf(this.db, runId);
+    if (!plan) return undefined;
+    const task: NodeTask | undefined = leased
+      ? (await this.db.queryPrepared('atelier_start_node', q.START_NODE, [runId, nodeId, this.workerId])).rows[0]
+      : (await this.db.query(q.CLAIM_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds])).rows[0];
+    if (!task) return undefined; // canceled, ended, or held by a live worker
+    if (task.attempts > MAX_NODE_ATTEMPTS) {
+      return (await this.settle(plan, task, { status: 'FAILED', error: `the node stopped its worker ${task.attempts - 1} times and was given up`, errorCode: null })).next;
     }
-    const node: GraphNode = (claimed.graph as Graph).nodes.find((n) => n.id === nodeId)!;
+    let next: NextNode | undefined;
+    const settleWith = async (end: NodeEnd) => {
+      const s = await this.settle(plan, task, end);
+      next = s.next;
+      return s.settled;
+    };
+    const node = plan.nodes.get(nodeId)!;
     const mode = this.modeOf(node);
     const settled = await this.tasks.run({
       key: `${runId}:${nodeId}`,
       logContext: { runId, nodeId },
-      scratchName: `${runId}-${nodeId}-${claimed.attempts}`,
+      scratchName: `${runId}-${nodeId}-${task.attempts}`,
       timeoutAt: Date.now() + (mode.timeoutSeconds ?? 600) * 1000,
-      cancelAfter: claimed.cancel_after ? claimed.cancel_after.getTime() : null,
+      cancelAfter: plan.cancelAfter ? plan.cancelAfter.getTime() : null,
       timeoutMessage: `timed out after ${mode.timeoutSeconds ?? 600} s`,
       heartbeat: async () => (await this.db.query(q.HEARTBEAT_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds])).rowCount !== 0,
       execute: (signal, deadline, tmpDir) => {
-        const input = mapFileRefs(claimed.input, (id) => this.ownUrl(id)) as Record<string, unknown>;
-        const validated = this.catalog.validateInput(mode, input, { path: 'input' });
+        // A node leased by this worker's advance runs with the input that advance validated; one from the queue is validated here.
+        const validated = leased?.input ?? this.catalog.validateInput(mode, mapFileRefs(task.input, (id) => this.ownUrl(id)), { path: 'input' });
         return this.runner.run({
-          accountId: claimed.account_id, nodeType: node.type, subModelId: claimed.sub_model_id, input: validated, signal, deadline, tmpDir,
+          accountId: plan.accountId, nodeType: node.type, subModelId: task.sub_model_id, input: validated, signal, deadline, tmpDir,
           logContext: { runId, nodeId },
           onProgress: (f, message) => void this.db.query(q.NODE_PROGRESS, [runId, nodeId, JSON.stringify([{ at: new Date().toISOString(), progress: f, message: message ?? null }])]).catch(() => {}),
         });
       },
-      settleSuccess: async (outputs) => {
-        const row = await this.db.tx(async (tx) => {
-          const stored = await this.runner.store(tx, claimed.account_id, runId, outputs);
-          const settled = await this.settleNodeIn(tx, claimed, 'COMPLETED', { output: stored });
-          queued = settled ? await this.advanceWithin(tx, runId) : [];
-          return settled;
-        });
-        this.observe(row);
-        return row !== undefined;
-      },
-      settleFailure: (error, errorCode) => this.settleNode(claimed, 'FAILED', { error, errorCode }, (next) => { queued = next; }),
+      settleSuccess: (outputs) => settleWith({ status: 'COMPLETED', outputs }),
+      settleFailure: (error, errorCode) => settleWith({ status: 'FAILED', error, errorCode }),
       handBack: () => this.handBack(runId, nodeId),
     });
-    return settled ? queued : [];
+    return settled ? next : undefined;
   }
 
   /** Gives a node this worker holds back to the queue on shutdown (not a crash: the attempt does not count). */
@@ -272,41 +373,111 @@ export class WorkflowExecutor {
     });
   }
 
-  /** True if this call ended the node; the run is advanced in the same transaction and `onQueued` told what that queued. */
-  private async settleNode(claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string; errorCode?: string | null }, onQueued: (queued: string[]) => void): Promise<boolean> {
-    const row = await this.db.tx(async (tx) => {
-      const settled = await this.settleNodeIn(tx, claimed, status, x);
-      onQueued(settled ? await this.advanceWithin(tx, claimed.run_id) : []);
-      return settled;
-    });
-    this.observe(row);
-    return row !== undefined;
-  }
-
-  /** Called after the settle committed, so a rolled-back (retried or refused) settle does not count. */
-  private observe(settled: any): void {
-    if (settled) this.opts.metrics?.observeRun('workflow_node', settled.node_type, settled.status, settled.started_at, settled.finished_at);
-  }
-
-  /** Ends a node this worker ran, exactly once (guarded by state and lease). Returns the settled row, if it was ours; the caller then advances the run. */
-  private async settleNodeIn(tx: PoolClient, claimed: any, status: 'COMPLETED' | 'FAILED', x: { output?: unknown; error?: string; errorCode?: string | null }): Promise<any | undefined> {
-    // Locks in the same order as advance and cancel (the run, then its nodes), so they cannot deadlock.
-    const run = (await tx.query(`SELECT * FROM runs WHERE id = $1 FOR UPDATE`, [claimed.run_id])).rows[0];
-    const before = (await tx.query(`SELECT reserved_microcredits FROM node_runs WHERE run_id = $1 AND node_id = $2 FOR UPDATE`, [claimed.run_id, claimed.node_id])).rows[0];
-    const r = await tx.query(q.SETTLE_NODE,
-      [claimed.run_id, claimed.node_id, status, x.output === undefined ? null : JSON.stringify(x.output), x.error ?? null, this.workerId, x.errorCode ?? null]);
-    if (!r.rows[0]) return undefined; // canceled meanwhile, or another worker took over
-    const held: bigint = before.reserved_microcredits;
-    if (status === 'COMPLETED') {
-      await capture(tx, run.account_id, held, run.id, `node ${claimed.node_id}`);
-      await storeCachedOutput(tx, { accountId: run.account_id, key: claimed.cache_key, nodeType: claimed.node_type, output: x.output, workflowId: run.workflow_id, runId: run.id });
-      await this.event(tx, run, 'node.completed', { nodeId: claimed.node_id, nodeType: claimed.node_type, status: 'COMPLETED', cached: false, output: (await renderOutput(this.files, x.output as never, tx)).output });
-    } else {
-      await release(tx, run.account_id, held, run.id, `node ${claimed.node_id} failed`);
-      await this.event(tx, run, 'node.failed', { nodeId: claimed.node_id, nodeType: claimed.node_type, status: 'FAILED' }, x.error);
+  /**
+   * Ends a node this worker ran and advances the run, in one transaction (settle, store, mark dependents
+   * ready, lease the next to this worker and queue the rest). When the advance itself fails (other than
+   * by a lost connection) that transaction is rolled back and the node is settled alone in another: the
+   * settle stands, and its stamp lets the sweeper re-queue the advance (runs/queries.ts STALLED_WORKFLOWS).
+   * A transaction and a retry rather than a savepoint, which cost every node a round trip. `settled`:
+   * this call ended the node; `next`: the node the advance leased to this worker, if any.
+   */
+  private async settle(plan: RunPlan, task: NodeTask, end: NodeEnd): Promise<{ settled: boolean; next?: NextNode }> {
+    // The run is locked by a statement sent with BEGIN, in one round trip, unless there are files to store
+    // first: the run stays unlocked while they are written (the other branches' settles would wait on it).
+    const lockWithBegin = end.status === 'FAILED' || !EngineRunner.writesFiles(end.outputs);
+    const settleIn = (advance: boolean) => this.db.tx(
+      (tx, first) => this.settleIn(tx, plan, task, end, advance, first?.rows[0]?.status),
+      lockWithBegin ? { first: q.lockRunLiteral(plan.runId) } : {},
+    );
+    let done: { row: SettledNode; advanced: Advanced } | undefined;
+    try {
+      done = await settleIn(true);
+    } catch (err) {
+      if (!(err instanceof AdvanceFailed)) throw err;
+      this.log.warn({ runId: plan.runId, err: err.cause }, 'advancing after a node ended failed; the sweeper will retry');
+      done = await settleIn(false);
     }
-    // The caller advances the run in this transaction (advanceWithin); the stamp tells the sweeper it is in hand.
-    await tx.query(`UPDATE runs SET enqueued_at = now() WHERE id = $1`, [run.id]);
-    return r.rows[0];
+    // After the commit, so a rolled-back (retried or refused) settle does not count.
+    if (done) this.opts.metrics?.observeRun('workflow_node', done.row.node_type, done.row.status, done.row.started_at, done.row.finished_at);
+    return { settled: done !== undefined, next: done?.advanced.next };
+  }
+
+  /**
+   * The node a completed node's settle can lease to this worker in the same statement (SETTLE_NODE): its
+   * first successor whose only predecessor that runs is this node, with the input, cache key and price it
+   * will have, all known here already. None when its input refers to files (the cache key takes their
+   * content hashes, from the database) or does not validate or price: the advance then deals with it.
+   */
+  private leaseCandidate(plan: RunPlan, nodeId: string, output: Record<string, unknown>): LeaseCandidate | undefined {
+    const node = (plan.succs.get(nodeId) ?? []).find((n) => plan.preds.get(n.id)!.every((p) => p === nodeId || !plan.runs.has(p)));
+    if (!node) return undefined;
+    const mode = this.modeOf(node);
+    const withRefs = nodeInput(plan.graph, node, mode, plan.input, new Map([[nodeId, output]]));
+    let files = false;
+    mapFileRefs(withRefs, () => (files = true));
+    if (files) return undefined;
+    let input: Record<string, unknown>;
+    try {
+      input = this.catalog.validateInput(mode, withRefs, { path: `nodes.${node.id}.input` });
+    } catch {
+      return undefined;
+    }
+    const price = nodePriceIfAny(mode, input);
+    if (price === undefined) return undefined;
+    return { nodeId: node.id, input, withRefs, key: cacheKey(node.type, node.subModelId ?? null, { ...input, ...withRefs }, (id) => id), price };
+  }
+
+  /**
+   * Ends a node this worker ran, exactly once (guarded by state and lease; queries.ts SETTLE_NODE), its
+   * outputs stored, then (`advance`) advances the run in the same transaction. `locked`: the run's status
+   * if the caller locked it already. Undefined if the node was not ours to end any more (canceled meanwhile,
+   * or taken over).
+   */
+  private async settleIn(tx: PoolClient, plan: RunPlan, task: NodeTask, end: NodeEnd, advance: boolean, locked: string | undefined): Promise<{ row: SettledNode; advanced: Advanced } | undefined> {
+    const output = end.status === 'COMPLETED' ? await this.runner.store(tx, plan.accountId, plan.runId, end.outputs) : undefined;
+    // Locks in the same order as advance and cancel (the run, then its nodes), so they cannot deadlock.
+    const runStatus: string = locked ?? (await queryPrepared(tx, 'atelier_lock_run', q.LOCK_RUN, [plan.runId])).rows[0]?.status;
+    const nodeId = task.node_id;
+    const ev = eventRow({
+      accountId: plan.accountId, runId: plan.runId, workflowId: plan.workflowId, webhook: plan.webhook,
+      ...(end.status === 'COMPLETED'
+        ? { type: 'node.completed', data: { nodeId, nodeType: task.node_type, status: end.status, cached: false, output: (await renderOutput(this.files, output!, tx)).output }, error: null }
+        : { type: 'node.failed', data: { nodeId, nodeType: task.node_type, status: end.status }, error: end.error }),
+    });
+    const claimNext = advance && this.tasks.accepting;
+    const candidate = claimNext && output && runStatus === 'RUNNING' ? this.leaseCandidate(plan, nodeId, output) : undefined;
+    const row: SettledNode | undefined = await queryPrepared(tx, 'atelier_settle_node', q.SETTLE_NODE, [
+      plan.runId, nodeId, end.status, output === undefined ? null : JSON.stringify(output),
+      end.status === 'FAILED' ? end.error : null, this.workerId, end.status === 'FAILED' ? end.errorCode : null,
+      plan.accountId, end.status === 'COMPLETED' ? `node ${nodeId}` : `node ${nodeId} failed`,
+      ev.eventId, ev.payload.type, ev.payload, ev.delivery?.url ?? null, ev.delivery?.headers ?? null, plan.workflowId,
+      !advance, candidate?.nodeId ?? null, candidate?.withRefs ?? null, candidate?.key ?? null, candidate?.price ?? null, this.opts.leaseSeconds,
+    ]).then((r) => r.rows[0], (err) => {
+      // Leasing the next node is the advance's first step: if the statement failed, the node is settled alone.
+      throw candidate && !isConnectionError(err) ? new AdvanceFailed(err) : err;
+    });
+    if (!row) return undefined; // canceled meanwhile, or another worker took over
+    await announceEvent(tx, plan.runId, row.event_row, ev.delivery !== null);
+    if (!advance) return { row, advanced: { queued: [] } };
+    // The states this statement changed as it left them; the others as they were when the run was locked.
+    const states = new Map<string, NodeState>(row.states.map(([id, s, held]) => [id, { status: s, held: BigInt(held) }]));
+    states.set(nodeId, { status: end.status, held: 0n });
+    const leased = candidate && row.leased === candidate.nodeId ? { nodeId: candidate.nodeId, input: candidate.input } : undefined;
+    if (leased) states.set(leased.nodeId, { status: 'RUNNING', held: candidate!.price });
+    const outputs = new Map<string, Record<string, unknown>>();
+    if (output) outputs.set(nodeId, output);
+    try {
+      return { row, advanced: await this.advanceIn(tx, plan, runStatus, states, outputs, claimNext, leased) };
+    } catch (err) {
+      if (isConnectionError(err)) throw err;
+      throw new AdvanceFailed(err);
+    }
+  }
+}
+
+/** The advance that follows a node's settle failed: the caller settles the node alone (WorkflowExecutor.settle). */
+class AdvanceFailed extends Error {
+  constructor(cause: unknown) {
+    super(`advancing the run failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
   }
 }

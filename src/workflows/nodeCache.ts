@@ -19,11 +19,15 @@ export async function fileShas(tx: Queryable, value: unknown): Promise<Map<strin
 /** A usable cached output, or undefined: an entry is usable only while every file it refers to is still stored. */
 export async function cachedOutput(tx: Queryable, accountId: string, key: string): Promise<Record<string, unknown> | undefined> {
   const hit = (await tx.query(q.CACHE_LOOKUP, [accountId, key])).rows[0];
-  if (!hit) return undefined;
+  return hit ? usableOutput(tx, hit.output) : undefined;
+}
+
+/** A cached output found by a lookup of the caller's own, if it is usable (cachedOutput). */
+export async function usableOutput(tx: Queryable, output: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
   const ids: string[] = [];
-  mapFileRefs(hit.output, (id) => ids.push(id));
+  mapFileRefs(output, (id) => ids.push(id));
   if (ids.length > 0 && (await tx.query(q.LIVE_FILES, [ids])).rows[0].n !== new Set(ids).size) return undefined;
-  return hit.output;
+  return output;
 }
 
 export async function storeCachedOutput(tx: Queryable, e: { accountId: string; key: string; nodeType: string; output: unknown; workflowId: string | null; runId: string }): Promise<void> {

@@ -7,7 +7,6 @@ import type { Catalog } from '../catalog/catalog.js';
 import { estimateNodes } from '../catalog/estimate.js';
 import { nodeInput } from './inputs.js';
 import type { Graph, GraphNode } from './types.js';
-import * as q from './queries.js';
 
 /**
  * What a workflow node is charged: `price(model, the input it actually runs with)`, the very figure a
@@ -23,6 +22,16 @@ export function nodePrice(mode: ModeDef, validatedInput: Record<string, unknown>
   return BigInt(priceMicrocredits(mode.pricing, validatedInput));
 }
 
+/** nodePrice, or undefined when the input cannot be priced (chargeReadyNode then fails the node). Pure. */
+export function nodePriceIfAny(mode: ModeDef, validatedInput: Record<string, unknown>): bigint | undefined {
+  try {
+    return nodePrice(mode, validatedInput);
+  } catch (err) {
+    if (err instanceof PricingError) return undefined;
+    throw err;
+  }
+}
+
 /** How a node's hold moves to its price: reserve `more`, or release `surplus` (at most one is non-zero). Pure. */
 export function holdAdjustment(held: bigint, price: bigint): { more: bigint; surplus: bigint } {
   return price > held ? { more: price - held, surplus: 0n } : { more: 0n, surplus: held - price };
@@ -31,9 +40,11 @@ export function holdAdjustment(held: bigint, price: bigint): { more: bigint; sur
 export type NodeHold = { ok: true; price: bigint } | { ok: false; price: bigint; more: bigint; available: bigint };
 
 /**
- * Moves a ready node's hold to its price, inside the executor's transaction (the run and its node rows
- * are locked). On success the node row holds exactly `price`; on refusal nothing moves and the caller
- * fails the node with INSUFFICIENT_CREDITS (its hold is then released like any failed node's).
+ * Moves the account's hold for a ready node to the node's price, inside the executor's transaction (the
+ * run is locked). On success the caller records `price` as the node's hold in the statement that queues or
+ * claims it (queries.ts QUEUE_NODE, CLAIM_READY_NODE), so the node row and the ledger agree when that
+ * transaction commits; on refusal nothing moves and the caller fails the node with INSUFFICIENT_CREDITS
+ * (its hold is then released like any failed node's).
  */
 export async function holdNodePrice(tx: Queryable, c: { accountId: string; runId: string; nodeId: string; held: bigint; price: bigint }): Promise<NodeHold> {
   const { more, surplus } = holdAdjustment(c.held, c.price);
@@ -43,7 +54,6 @@ export async function holdNodePrice(tx: Queryable, c: { accountId: string; runId
   } else if (surplus > 0n) {
     await release(tx, c.accountId, surplus, c.runId, `node ${c.nodeId} priced at its input: ${c.price} (held ${c.held})`);
   }
-  await tx.query(q.SET_NODE_HOLD, [c.runId, c.nodeId, c.price]);
   return { ok: true, price: c.price };
 }
 
@@ -52,8 +62,9 @@ export function insufficientMessage(h: Extract<NodeHold, { ok: false }>): string
 }
 
 /**
- * The executor's one call, when a node is ready with its validated input and is about to be queued:
- * price it and move its hold. `ok: false` carries the failure the node ends with (nothing was moved).
+ * The executor's one call, when a node is ready with its validated input and is about to be queued or
+ * claimed: price it and move the account's hold (the caller then writes the price on the node row).
+ * `ok: false` carries the failure the node ends with (nothing was moved).
  */
 export async function chargeReadyNode(tx: Queryable, c: { accountId: string; runId: string; nodeId: string; held: bigint; mode: ModeDef; input: Record<string, unknown> }): Promise<{ ok: true; price: bigint } | { ok: false; code: 'INSUFFICIENT_CREDITS' | 'PRICING_ERROR'; message: string }> {
   let price: bigint;

@@ -1,4 +1,38 @@
-/** SQL of workflow node execution (executor.ts) and node charging (nodeCharge.ts). */
+import pg from 'pg';
+
+/** SQL of workflow runs: their node rows (runService.ts), node execution (executor.ts) and node charging (nodeCharge.ts). */
+
+/**
+ * What a workflow run's execution needs that never changes once the run exists (its graph snapshot,
+ * owner, request values, webhook and deadline): the executor reads it once per run and process.
+ */
+export const RUN_PLAN = `SELECT account_id, workflow_id, webhook, input, cancel_after, graph FROM runs WHERE id = $1 AND kind = 'workflow'`;
+
+/** A new workflow run's node rows, PENDING and holding their estimates: $2 ids, $3 types, $4 sub-models, $5 estimates. */
+export const INSERT_NODE_RUNS = `INSERT INTO node_runs (run_id, node_id, node_type, sub_model_id, status, estimated_microcredits, reserved_microcredits)
+  SELECT $1, n.id, n.type, n.sub_model_id, 'PENDING', n.estimate, n.estimate
+    FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[]) AS n(id, type, sub_model_id, estimate)`;
+
+/**
+ * Serialises everything that decides a workflow run's next step (advance, node settle, cancel): the run row
+ * is locked first, always in a statement of its own, so that the statements after it read node states
+ * committed by whoever held the lock before (a statement's snapshot is taken before it waits for a lock).
+ */
+export const LOCK_RUN = `SELECT status FROM runs WHERE id = $1 AND kind = 'workflow' FOR UPDATE`;
+
+/** LOCK_RUN for one run, its id as a literal: the statement a node's settle sends with its BEGIN (Db.tx `first`). */
+export function lockRunLiteral(runId: string): string {
+  return LOCK_RUN.replace('$1', pg.escapeLiteral(runId));
+}
+
+/** The node states an advance decides on (outputs are read only for the nodes that need them: NODE_OUTPUTS). */
+export const NODE_STATES = `SELECT node_id, status, reserved_microcredits FROM node_runs WHERE run_id = $1`;
+export const NODE_OUTPUTS = `SELECT node_id, output FROM node_runs WHERE run_id = $1 AND node_id = ANY($2) AND status = 'COMPLETED'`;
+/** What finishing a run reports: every node's end, and the outputs of those that feed the Response node ($2). */
+export const NODE_ENDS = `SELECT node_id, node_type, status, error, CASE WHEN node_id = ANY($2) THEN output END AS output FROM node_runs WHERE run_id = $1`;
+
+/** The columns a worker needs of a node it claimed (CLAIM_NODE, START_NODE); the run's own are in RUN_PLAN. */
+const TASK_COLUMNS = 'nr.run_id, nr.node_id, nr.node_type, nr.sub_model_id, nr.input, nr.attempts';
 
 /** Takes a node for execution: a queued one, or a running one whose worker's lease lapsed. */
 export const CLAIM_NODE = `UPDATE node_runs nr SET status = 'RUNNING', attempts = nr.attempts + 1, started_at = COALESCE(nr.started_at, now()),
@@ -6,7 +40,56 @@ export const CLAIM_NODE = `UPDATE node_runs nr SET status = 'RUNNING', attempts 
    FROM runs r
   WHERE nr.run_id = $1 AND nr.node_id = $2 AND r.id = nr.run_id AND r.status = 'RUNNING'
     AND (nr.status = 'QUEUED' OR (nr.status = 'RUNNING' AND nr.lease_expires_at < now()))
-  RETURNING nr.*, r.account_id, r.graph, r.timeout_seconds, r.cancel_after`;
+  RETURNING ${TASK_COLUMNS}`;
+
+/**
+ * A ready node the worker that made it ready will run next, at once: held at its price and leased to that
+ * worker inside the advance's transaction, instead of queued with a job another worker would race it for.
+ * Its start is recorded by START_NODE when the worker actually starts it; if the worker dies first, the
+ * lease lapses and the sweeper re-queues it like any node whose worker died. $5 price, $6 worker, $7 lease s.
+ */
+export const CLAIM_READY_NODE = `UPDATE node_runs SET status = 'RUNNING', input = $3, cache_key = $4, reserved_microcredits = $5, priced_microcredits = $5,
+        attempts = attempts + 1, lease_owner = $6, lease_expires_at = now() + make_interval(secs => $7)
+  WHERE run_id = $1 AND node_id = $2 AND status = 'PENDING'`;
+
+/**
+ * CLAIM_READY_NODE unless the node cache holds an output for its key, in one statement with the cache
+ * lookup: for the node a worker runs next when its hold does not move (its price is what it already
+ * holds), the common case of a chain. Answers the cached output, if any (the caller checks it is still
+ * usable: nodeCache.ts usableOutput), and whether the node was claimed. $8 account.
+ */
+export const CLAIM_READY_NODE_UNLESS_CACHED = `
+WITH hit AS (
+  SELECT output FROM node_cache WHERE account_id = $8 AND cache_key = $4
+), claimed AS (
+  UPDATE node_runs SET status = 'RUNNING', input = $3, cache_key = $4, reserved_microcredits = $5, priced_microcredits = $5,
+         attempts = attempts + 1, lease_owner = $6, lease_expires_at = now() + make_interval(secs => $7)
+   WHERE run_id = $1 AND node_id = $2 AND status = 'PENDING' AND NOT EXISTS (SELECT 1 FROM hit)
+  RETURNING node_id
+)
+SELECT (SELECT output FROM hit) AS cached, EXISTS (SELECT 1 FROM claimed) AS claimed`;
+
+/**
+ * The worker starts a node it was given by CLAIM_READY_NODE (nothing, if it was canceled or taken over
+ * meanwhile). It commits without waiting for the WAL flush (synchronous_commit off for this statement's
+ * own transaction only): it writes nothing but started_at, the lease that makes the node this worker's was
+ * committed durably before, and the settle's flush makes it durable with everything before it. A database
+ * crash in between loses only that timestamp, and the node is run again after its lease lapses, as it
+ * would be anyway. The worker starts the engine one disk flush sooner, on every node of a chain.
+ */
+export const START_NODE = `WITH nowait AS (SELECT set_config('synchronous_commit', 'off', true))
+UPDATE node_runs nr SET started_at = COALESCE(nr.started_at, now())
+  FROM nowait
+  WHERE nr.run_id = $1 AND nr.node_id = $2 AND nr.status = 'RUNNING' AND nr.lease_owner = $3
+  RETURNING ${TASK_COLUMNS}`;
+
+/**
+ * A ready node for the queue: held at its price ($5), with the input it runs with and its cache key. The
+ * run is stamped with it: its job is in flight from now (the sweeper's STALE_QUEUED_NODES counts from there).
+ */
+export const QUEUE_NODE = `WITH stamp AS (UPDATE runs SET enqueued_at = now() WHERE id = $1)
+  UPDATE node_runs SET status = 'QUEUED', input = $3, cache_key = $4, reserved_microcredits = $5, priced_microcredits = $5
+  WHERE run_id = $1 AND node_id = $2`;
 
 export const HEARTBEAT_NODE = `UPDATE node_runs SET lease_expires_at = now() + make_interval(secs => $4)
   WHERE run_id = $1 AND node_id = $2 AND status = 'RUNNING' AND lease_owner = $3 RETURNING node_id`;
@@ -17,20 +100,73 @@ export const NODE_PROGRESS = `UPDATE node_runs SET logs = logs || $3::jsonb WHER
 export const HAND_BACK_NODE = `UPDATE node_runs SET lease_owner = NULL, lease_expires_at = now() - interval '1 second', attempts = greatest(attempts - 1, 0)
   WHERE run_id = $1 AND node_id = $2 AND lease_owner = $3 AND status = 'RUNNING' RETURNING node_id`;
 
-/** Ends a node exactly once: only from RUNNING, only by its lease holder. */
-export const SETTLE_NODE = `UPDATE node_runs SET status = $3, output = $4, error = $5, error_code = $7, finished_at = now(), lease_owner = NULL,
-        charged_microcredits = CASE WHEN $3 = 'COMPLETED' THEN reserved_microcredits ELSE 0 END, reserved_microcredits = 0
-  WHERE run_id = $1 AND node_id = $2 AND status = 'RUNNING' AND lease_owner = $6 RETURNING *`;
+/**
+ * Ends a node its worker ran, exactly once (only from RUNNING, only by its lease holder), with everything
+ * that goes with it, as one statement (the run is already locked, LOCK_RUN): the node's hold captured as
+ * its charge (COMPLETED) or released (FAILED), each with its ledger row; a completed node's output into the
+ * node cache; its event (and webhook delivery, when $13 names one) in the outbox; the run stamped as in hand
+ * ($16: when no advance follows in this transaction; see the sweeper's STALLED_WORKFLOWS). No row back means
+ * it was not this worker's to end any more (canceled, or taken over), and then nothing was written.
+ *
+ * It also does the first step of the advance that follows, for the common case of a chain: the node
+ * $17, which the worker found will be ready once this one completes (its only predecessor that runs), is
+ * leased to the worker as CLAIM_READY_NODE_UNLESS_CACHED would, if it is still PENDING, holds its price
+ * ($20) already and has no cache entry ($19 its key, $18 its input, $21 lease seconds). And it answers every
+ * node's state as it was before this statement (the two it changed are the caller's to patch), so the rest
+ * of the advance needs no read of its own. One statement rather than ten: it runs once per node, on the path
+ * between one node and the next.
+ * $1 run, $2 node, $3 status, $4 output, $5 error, $6 worker, $7 error code, $8 account, $9 ledger note,
+ * $10 event id, $11 event type, $12 event payload, $13 delivery URL, $14 delivery headers, $15 workflow.
+ */
+export const SETTLE_NODE = `
+WITH o AS (
+  SELECT reserved_microcredits AS held FROM node_runs
+   WHERE run_id = $1 AND node_id = $2 AND status = 'RUNNING' AND lease_owner = $6::text FOR UPDATE
+), settled AS (
+  UPDATE node_runs n SET status = $3::text, output = $4::jsonb, error = $5, error_code = $7, finished_at = now(), lease_owner = NULL,
+         charged_microcredits = CASE WHEN $3::text = 'COMPLETED' THEN o.held ELSE 0 END, reserved_microcredits = 0
+    FROM o
+   WHERE n.run_id = $1 AND n.node_id = $2
+  RETURNING n.node_id, n.node_type, n.status, n.started_at, n.finished_at, n.cache_key, o.held
+), balance AS (
+  UPDATE account_balances b SET posted = b.posted - CASE WHEN $3::text = 'COMPLETED' THEN s.held ELSE 0 END, reserved = b.reserved - s.held
+    FROM settled s
+   WHERE b.account_id = $8::text AND s.held > 0
+  RETURNING b.account_id
+), entry AS (
+  INSERT INTO ledger_entries (account_id, kind, posted_delta, reserved_delta, run_id, note)
+  SELECT $8::text, CASE WHEN $3::text = 'COMPLETED' THEN 'capture' ELSE 'release' END,
+         CASE WHEN $3::text = 'COMPLETED' THEN -s.held ELSE 0 END, -s.held, $1, $9
+    FROM settled s WHERE s.held > 0
+), cached AS (
+  INSERT INTO node_cache (account_id, cache_key, node_type, output, workflow_id, source_run_id)
+  SELECT $8::text, s.cache_key, s.node_type, $4::jsonb, $15, $1 FROM settled s WHERE $3::text = 'COMPLETED'
+  ON CONFLICT (account_id, cache_key) DO UPDATE SET output = EXCLUDED.output, workflow_id = EXCLUDED.workflow_id, source_run_id = EXCLUDED.source_run_id, created_at = now()
+), event AS (
+  INSERT INTO events (event_id, account_id, run_id, type, payload) SELECT $10::text, $8::text, $1, $11, $12 FROM settled RETURNING id
+), delivery AS (
+  INSERT INTO webhook_deliveries (event_id, account_id, run_id, url, headers, status, next_attempt_at)
+  SELECT $10::text, $8::text, $1, $13::text, $14, 'pending', now() FROM settled, event WHERE $13::text IS NOT NULL
+), stamp AS (
+  UPDATE runs SET enqueued_at = now() FROM settled WHERE runs.id = $1 AND $16::boolean
+), leased AS (
+  UPDATE node_runs c SET status = 'RUNNING', input = $18::jsonb, cache_key = $19::text, reserved_microcredits = $20::bigint, priced_microcredits = $20::bigint,
+         attempts = c.attempts + 1, lease_owner = $6::text, lease_expires_at = now() + make_interval(secs => $21::int)
+    FROM settled s
+   WHERE c.run_id = $1 AND c.node_id = $17::text AND s.status = 'COMPLETED'
+     AND c.status = 'PENDING' AND c.reserved_microcredits = $20::bigint
+     AND NOT EXISTS (SELECT 1 FROM node_cache WHERE account_id = $8::text AND cache_key = $19::text)
+  RETURNING c.node_id
+)
+SELECT s.node_id, s.node_type, s.status, s.started_at, s.finished_at, (SELECT id FROM event) AS event_row, (SELECT node_id FROM leased) AS leased,
+       (SELECT json_agg(json_build_array(n.node_id, n.status, n.reserved_microcredits::text)) FROM node_runs n WHERE n.run_id = $1) AS states
+  FROM settled s`;
 
 export const FILE_SHAS = `SELECT id, sha256 FROM files WHERE id = ANY($1)`;
 export const LIVE_FILES = `SELECT count(*)::int AS n FROM files WHERE id = ANY($1) AND (expires_at IS NULL OR expires_at > now())`;
 export const CACHE_LOOKUP = `SELECT output FROM node_cache WHERE account_id = $1 AND cache_key = $2`;
 export const CACHE_STORE = `INSERT INTO node_cache (account_id, cache_key, node_type, output, workflow_id, source_run_id) VALUES ($1, $2, $3, $4, $5, $6)
   ON CONFLICT (account_id, cache_key) DO UPDATE SET output = EXCLUDED.output, workflow_id = EXCLUDED.workflow_id, source_run_id = EXCLUDED.source_run_id, created_at = now()`;
-export const QUEUE_NODE = `UPDATE node_runs SET status = 'QUEUED', input = $3, cache_key = $4 WHERE run_id = $1 AND node_id = $2`;
-
-/** A ready node's hold becomes its price (the ledger rows that move it are written by the caller). */
-export const SET_NODE_HOLD = `UPDATE node_runs SET reserved_microcredits = $3, priced_microcredits = $3 WHERE run_id = $1 AND node_id = $2`;
 
 /** Nodes whose charge `atelier doctor` re-prices from their stored input. */
 export const CHARGED_NODES = `SELECT n.run_id, n.node_id, n.node_type, n.sub_model_id, n.input, n.charged_microcredits

@@ -11,9 +11,9 @@ const DID_NOT_COMPLETE = new Set<string>(['FAILED', 'SKIPPED', 'CANCELED']);
  * without a status (request, response) are not predecessors that count. `skip`: an upstream node did not
  * complete; `ready`: every predecessor completed; `wait`: some are still under way; `none`: not pending.
  */
-export function nextStep(graph: Graph, statuses: ReadonlyMap<string, string>, nodeId: string): 'skip' | 'ready' | 'wait' | 'none' {
+export function nextStep(graph: Graph, statuses: ReadonlyMap<string, string>, nodeId: string, index?: PredecessorIndex): 'skip' | 'ready' | 'wait' | 'none' {
   if (statuses.get(nodeId) !== 'PENDING') return 'none';
-  const preds = predecessorsOf(graph, nodeId).filter((p) => statuses.has(p)).map((p) => statuses.get(p)!);
+  const preds = (index?.get(nodeId) ?? predecessorsOf(graph, nodeId)).filter((p) => statuses.has(p)).map((p) => statuses.get(p)!);
   if (preds.some((s) => DID_NOT_COMPLETE.has(s))) return 'skip';
   return preds.every((s) => s === 'COMPLETED') ? 'ready' : 'wait';
 }
@@ -21,6 +21,15 @@ export function nextStep(graph: Graph, statuses: ReadonlyMap<string, string>, no
 /** Distinct sources of the edges into `nodeId`. */
 export function predecessorsOf(graph: Graph, nodeId: string): string[] {
   return [...new Set(graph.edges.filter((e) => e.target === nodeId).map((e) => e.source))];
+}
+
+/** Every node's distinct predecessors, computed once per graph: an advance asks for them node after node. */
+export type PredecessorIndex = ReadonlyMap<string, string[]>;
+
+export function predecessorIndex(graph: Graph): PredecessorIndex {
+  const sets = new Map<string, Set<string>>(graph.nodes.map((n) => [n.id, new Set<string>()]));
+  for (const e of graph.edges) sets.get(e.target)?.add(e.source);
+  return new Map([...sets].map(([id, s]) => [id, [...s]]));
 }
 
 /** True when every node has ended (the run can be finished). */

@@ -17,6 +17,7 @@ import { resolveRequestValues } from './inputs.js';
 import { estimateWorkflowNodes } from './nodeCharge.js';
 import type { WorkflowService } from './service.js';
 import type { Graph } from './types.js';
+import * as q from './queries.js';
 
 
 const STATUSES = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'];
@@ -75,14 +76,11 @@ export class WorkflowRunService {
          VALUES ($1, $2, 'workflow', $3, 'QUEUED', $4, $5, $5, $6, CASE WHEN $7::int IS NULL THEN NULL ELSE now() + make_interval(secs => $7) END, $8) RETURNING *`,
         [runId, c.accountId, row.id, values, total, webhook, c.cancelAfterSeconds ?? null, graph],
       )).rows[0];
-      for (const [i, n] of modelNodes.entries()) {
-        await tx.query(
-          `INSERT INTO node_runs (run_id, node_id, node_type, sub_model_id, status, estimated_microcredits, reserved_microcredits) VALUES ($1, $2, $3, $4, 'PENDING', $5, $5)`,
-          [runId, n.id, n.type, n.subModelId, prices[i]!.microcredits],
-        );
-      }
+      // Every node's row in one statement: a statement each made a 100-node run's creation a hundred round trips.
+      await tx.query(q.INSERT_NODE_RUNS, [runId, modelNodes.map((n) => n.id), modelNodes.map((n) => n.type), modelNodes.map((n) => n.subModelId ?? null), prices.map((p) => p.microcredits)]);
       await reserve(tx, c.accountId, total, runId);
-      await this.queue.enqueueRun(tx, { runId, kind: 'workflow' }, 120);
+      // enqueued_at defaults to the insert's now(): the run is stamped already.
+      await this.queue.enqueueRun(tx, { runId, kind: 'workflow' }, 120, { stamped: true });
       return { run, replayed: false };
     });
   }

@@ -1,6 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { allEnded, nextStep } from '../../src/workflows/readySet.js';
+import { allEnded, nextStep, predecessorIndex } from '../../src/workflows/readySet.js';
+import { runPlan } from '../../src/workflows/runPlan.js';
 import { cachedOutput, storeCachedOutput } from '../../src/workflows/nodeCache.js';
 import { outputBytes, executionLimitsFromEnv } from '../../src/execution/limits.js';
 import { familyOf } from '../../src/execution/pools.js';
@@ -26,6 +27,24 @@ test('ready-set: a node is ready when every predecessor completed, skipped when 
   assert.equal(nextStep(graph, s('COMPLETED', 'COMPLETED', 'QUEUED'), 'c'), 'none');
   assert.equal(allEnded(['COMPLETED', 'SKIPPED', 'FAILED', 'CANCELED']), true);
   assert.equal(allEnded(['COMPLETED', 'RUNNING']), false);
+  // The same answers from a predecessor index built once for the graph (what the executor passes).
+  const index = predecessorIndex(graph);
+  assert.deepEqual(index.get('c'), ['a', 'b']);
+  assert.deepEqual(index.get('a'), ['req']);
+  assert.equal(nextStep(graph, s('COMPLETED', 'RUNNING'), 'c', index), 'wait');
+  assert.equal(nextStep(graph, s('COMPLETED', 'COMPLETED'), 'c', index), 'ready');
+  assert.equal(nextStep(graph, s('COMPLETED', 'FAILED'), 'c', index), 'skip');
+});
+
+test('run plan: the nodes that run, each node\'s predecessors and its successors that run, in graph order', () => {
+  const plan = runPlan('run_x', { account_id: 'acc', workflow_id: 'wf', webhook: null, input: null, cancel_after: null, graph });
+  assert.deepEqual(plan.modelNodes.map((n) => n.id), ['a', 'b', 'c']);
+  assert.deepEqual([...plan.runs], ['a', 'b', 'c']);
+  assert.deepEqual(plan.succs.get('req')!.map((n) => n.id), ['a']);
+  assert.deepEqual(plan.succs.get('a')!.map((n) => n.id), ['c']);
+  assert.deepEqual(plan.succs.get('c')!.map((n) => n.id), [], 'the response node does not run');
+  assert.deepEqual(plan.preds.get('c'), ['a', 'b']);
+  assert.deepEqual(plan.input, {});
 });
 
 test('output size counts UTF-8 text, file bytes and JSON text', () => {

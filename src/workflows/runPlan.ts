@@ -1,0 +1,47 @@
+import type { WebhookConfig } from '../events/types.js';
+import { predecessorIndex, type PredecessorIndex } from './readySet.js';
+import type { Graph, GraphNode } from './types.js';
+
+/**
+ * What never changes while a workflow run runs (queries.ts RUN_PLAN: its graph snapshot, owner, request
+ * values, webhook and Cancel-After), with the graph's indexes: the executor reads it once per run and
+ * process rather than with every node, and it is never stale, since none of it is ever updated.
+ */
+export interface RunPlan {
+  runId: string;
+  accountId: string;
+  workflowId: string;
+  webhook: WebhookConfig | null;
+  /** The Request node's values. */
+  input: Record<string, unknown>;
+  cancelAfter: Date | null;
+  graph: Graph;
+  nodes: ReadonlyMap<string, GraphNode>;
+  /** The nodes that run (not request, not response), in graph order, and their ids. */
+  modelNodes: GraphNode[];
+  runs: ReadonlySet<string>;
+  preds: PredecessorIndex;
+  /** Each node's successors that run, in graph order. */
+  succs: ReadonlyMap<string, GraphNode[]>;
+}
+
+/** The plan of a run from its RUN_PLAN row. Pure. */
+export function runPlan(runId: string, row: { account_id: string; workflow_id: string; webhook: WebhookConfig | null; input: Record<string, unknown> | null; cancel_after: Date | null; graph: Graph }): RunPlan {
+  const graph = row.graph;
+  const modelNodes = graph.nodes.filter((n) => n.type !== 'request' && n.type !== 'response');
+  const preds = predecessorIndex(graph);
+  return {
+    runId,
+    accountId: row.account_id,
+    workflowId: row.workflow_id,
+    webhook: row.webhook,
+    input: row.input ?? {},
+    cancelAfter: row.cancel_after,
+    graph,
+    nodes: new Map(graph.nodes.map((n) => [n.id, n])),
+    modelNodes,
+    runs: new Set(modelNodes.map((n) => n.id)),
+    preds,
+    succs: new Map(graph.nodes.map((n) => [n.id, modelNodes.filter((m) => preds.get(m.id)?.includes(n.id))])),
+  };
+}
