@@ -1,7 +1,6 @@
 export const BALANCE = `SELECT posted, reserved FROM account_balances WHERE account_id = $1`;
 export const INSERT_ENTRY = `INSERT INTO ledger_entries (account_id, kind, posted_delta, reserved_delta, run_id, note)
   VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, created_at`;
-export const APPLY_GRANT = `UPDATE account_balances SET posted = posted + $2 WHERE account_id = $1 RETURNING posted, reserved`;
 /**
  * Reserves only while the available balance covers it, and writes its ledger row in the same statement
  * (one round trip on the run-creation path); zero rows means "not enough credits" and then no row is written.
@@ -28,8 +27,6 @@ export const LEDGER_PAGE = `SELECT id, kind, posted_delta, reserved_delta, run_i
 export const BALANCES_AND_SUBSCRIPTIONS = `SELECT b.account_id, b.posted, b.reserved, EXISTS (SELECT 1 FROM subscriptions s
   WHERE s.account_id = b.account_id AND s.status = 'active' AND s.current_period_end > now()) AS active
   FROM account_balances b WHERE b.account_id = ANY($1::text[])`;
-export const HAS_ACTIVE_SUBSCRIPTION = `SELECT EXISTS (SELECT 1 FROM subscriptions
-  WHERE account_id = $1 AND status = 'active' AND current_period_end > now()) AS active`;
 /**
  * A grant that keeps the balance an exact JSON number: refused (no row) when posted + amount would pass
  * Number.MAX_SAFE_INTEGER. $1 account, $2 amount.

@@ -44,10 +44,6 @@ export class CreditService {
     return balanceOf(this.db, accountId);
   }
 
-  async hasActiveSubscription(accountId: string): Promise<boolean> {
-    return (await this.db.query(q.HAS_ACTIVE_SUBSCRIPTION, [accountId])).rows[0].active;
-  }
-
   /** The balance and whether a subscription is active (GET /v1/credits/balance), read with the other reads of this turn. */
   async balanceAndSubscription(accountId: string): Promise<Balance & { hasActiveSubscription: boolean }> {
     const row = await this.balances.load(accountId);

@@ -44,6 +44,19 @@ const CLAIMED_COLUMNS = `d.id, d.event_id, d.account_id, d.url, d.headers, d.att
           (SELECT CASE WHEN s.previous_expires_at > now() THEN s.previous_secret END FROM webhook_secrets s WHERE s.account_id = d.account_id) AS previous_secret`;
 
 /**
+ * The condition a claimable delivery `x` meets, shared by CLAIM_FAIR and RECORD_DELIVERED_AND_HAND_ON so
+ * both take the same candidates: of destination `destination`, pending, due, not held by a live claim, and
+ * the next of its run (a run's events go out in order). `settled`: a delivery the same statement is
+ * marking delivered, which counts as no longer pending.
+ */
+function dueAt(destination: string, settled?: string): string {
+  const not = (alias: string) => (settled ? ` AND ${alias}.id <> ${settled}` : '');
+  return `x.destination = ${destination} AND x.status = 'pending' AND x.next_attempt_at <= now()${not('x')}
+         AND (x.claimed_until IS NULL OR x.claimed_until < now())
+         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.run_id = x.run_id AND e.id < x.id AND e.status = 'pending'${not('e')})`;
+}
+
+/**
  * Claims up to $2 due deliveries for deliverer $1 (lease $3 s), at most $4 in flight per destination and
  * one while a destination's circuit is half-open; skipped while it is open. Oldest first within a
  * destination, destinations in turn. The destinations with pending deliveries are found by a skip scan
@@ -67,9 +80,7 @@ ranked AS (
   SELECT c.id, c.next_attempt_at, row_number() OVER (PARTITION BY r.destination ORDER BY c.next_attempt_at, c.id) AS rn
     FROM room r, LATERAL (
       SELECT x.id, x.next_attempt_at FROM webhook_deliveries x
-       WHERE x.destination = r.destination AND x.status = 'pending' AND x.next_attempt_at <= now()
-         AND (x.claimed_until IS NULL OR x.claimed_until < now())
-         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.run_id = x.run_id AND e.id < x.id AND e.status = 'pending')
+       WHERE ${dueAt('r.destination')}
        ORDER BY x.next_attempt_at, x.id LIMIT greatest(r.free, 0)) c),
 pick AS (SELECT id FROM ranked ORDER BY rn, next_attempt_at, id LIMIT $2)
 UPDATE webhook_deliveries d SET claimed_by = $1, claimed_until = now() + make_interval(secs => $3), attempts = d.attempts + 1
@@ -94,8 +105,8 @@ export const RECORD_SUCCESS = `DELETE FROM webhook_endpoints WHERE destination =
  * drops), the delivery marked delivered if this deliverer still holds it, the destination's circuit closed
  * (the receiver answered well), and, when $7, the destination's next due delivery claimed by the same
  * deliverer in the same statement. The hand-on keeps the destination's count of attempts in flight as it
- * was (one ends, one starts), so it needs no claim lock; it takes the same candidates, in the same order,
- * as CLAIM_FAIR, counting the delivery just recorded as no longer pending.
+ * was (one ends, one starts), so it needs no claim lock; it takes the same candidates (dueAt), in the same
+ * order, as CLAIM_FAIR, counting the delivery just recorded as no longer pending.
  */
 export const RECORD_DELIVERED_AND_HAND_ON = `
 WITH attempt AS (
@@ -114,9 +125,7 @@ UPDATE webhook_deliveries d SET claimed_by = $2, claimed_until = now() + make_in
  WHERE $7 AND EXISTS (SELECT 1 FROM finished)
    AND d.id = (
      SELECT x.id FROM webhook_deliveries x
-      WHERE x.destination = $6 AND x.status = 'pending' AND x.next_attempt_at <= now() AND x.id <> $1
-        AND (x.claimed_until IS NULL OR x.claimed_until < now())
-        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.run_id = x.run_id AND e.id < x.id AND e.status = 'pending' AND e.id <> $1)
+      WHERE ${dueAt('$6', '$1')}
       ORDER BY x.next_attempt_at, x.id LIMIT 1
         FOR UPDATE SKIP LOCKED)
    AND d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < now())

@@ -88,6 +88,7 @@ WITH req AS (
          lease_until = CASE WHEN l.leased > 0 THEN GREATEST(w.lease_until, t.at + interval '${LEASE_TTL_MS} milliseconds') ELSE w.lease_until END
     FROM leased l CROSS JOIN t
    WHERE w.key_id = l.key_id AND (l.admitted > 0 OR l.leased > 0 OR l.back > 0)
+  RETURNING w.key_id, w.lease_until
 ), touched AS (
   UPDATE key_usage s SET last_used_at = t.at
     FROM leased l CROSS JOIN t
@@ -101,6 +102,6 @@ SELECT r.key_id, l.admitted, l.leased, l.minute_used, l.day_used,
        (extract(epoch FROM l.minute_start) * 1000)::bigint AS minute_start_ms,
        (extract(epoch FROM l.day_start) * 1000)::bigint AS day_start_ms,
        (extract(epoch FROM t.at) * 1000)::bigint AS now_ms,
-       (extract(epoch FROM CASE WHEN l.leased > 0 THEN GREATEST(l.lease_until, t.at + interval '${LEASE_TTL_MS} milliseconds') ELSE l.lease_until END) * 1000)::bigint AS lease_until_ms
-  FROM req r CROSS JOIN t LEFT JOIN leased l USING (key_id)`;
+       (extract(epoch FROM COALESCE(c.lease_until, l.lease_until)) * 1000)::bigint AS lease_until_ms
+  FROM req r CROSS JOIN t LEFT JOIN leased l USING (key_id) LEFT JOIN counted c USING (key_id)`;
 export const ANY_KEY = `SELECT EXISTS (SELECT 1 FROM api_keys) AS any`;
