@@ -18,10 +18,16 @@ interface CompiledMode {
 }
 
 const NODE_TYPE = /^[a-z][a-z0-9_]{1,63}$/;
-const SUB_MODEL_ID = /^[a-z0-9][a-z0-9.-]{1,79}$/;
+// Hosted sub-model ids include single-mode ids equal to a snake_case nodeType (`document_ocr`).
+const SUB_MODEL_ID = /^[a-z0-9][a-z0-9._-]{1,79}$/;
 
 export function isMultiMode(model: ModelDef): boolean {
   return model.modes.length > 1;
+}
+
+/** The mode a call that names none runs: the model's `defaultSubModelId`, else its first mode. */
+export function defaultMode(model: ModelDef): ModeDef {
+  return (model.defaultSubModelId && model.modes.find((m) => m.subModelId === model.defaultSubModelId)) || model.modes[0]!;
 }
 
 function details(prefix: string, errors: ErrorObject[] | null | undefined): ErrorDetail[] {
@@ -83,7 +89,7 @@ export class Catalog {
     const bySub = this.bySubModel.get(modelId);
     if (bySub) return bySub;
     const model = this.byNodeType.get(modelId);
-    if (model) return { model, mode: model.modes[0]!, subModelId: isMultiMode(model) ? model.modes[0]!.subModelId : null };
+    if (model) { const mode = defaultMode(model); return { model, mode, subModelId: isMultiMode(model) ? mode.subModelId : null }; }
     throw new AppError('MODEL_NOT_FOUND', `No model or sub-model "${modelId}"; list them with GET /v1/models`);
   }
 
@@ -105,7 +111,8 @@ export class Catalog {
           details: [{ path: `${where}subModelId`, message: 'is required for this model' }],
         });
       }
-      return { model, mode: model.modes[0]!, subModelId: isMultiMode(model) ? model.modes[0]!.subModelId : null };
+      const mode = defaultMode(model);
+      return { model, mode, subModelId: isMultiMode(model) ? mode.subModelId : null };
     }
     const mode = model.modes.find((m) => m.subModelId === subModelId);
     if (!mode) {

@@ -20,8 +20,24 @@ export type FieldWidget =
   | 'text' | 'textarea' | 'number' | 'integer' | 'boolean' | 'select' | 'multiselect'
   | 'image' | 'images' | 'audio' | 'video' | 'videos' | 'json' | 'color';
 
+/** A field's data type as the hosted service writes it on the wire (hosted-compat.md: media lists are `string[]`). */
+export type WireDataType = 'string' | 'string[]' | 'number' | 'boolean' | 'object[]';
+
+/**
+ * Hosted-vocabulary facts of a field or output (shared/spec/hosted-catalog.json): the UI kind and wire
+ * type the hosted clients read, when they differ from what the views derive from `type` and `dataType`.
+ */
+export interface HostedFieldFacts {
+  /** The field's label; the views fall back to the name. */
+  label?: string;
+  /** Hosted UI kind (`slider`, `toggle`, `composite-select`, …) when the derived one would differ. */
+  uiType?: string;
+  /** Hosted wire data type when the derived one would differ. */
+  wireType?: WireDataType;
+}
+
 /** One input field, in display order; the mode's JSON Schema is derived from its fields. */
-export interface FieldSpec {
+export interface FieldSpec extends HostedFieldFacts {
   name: string;
   type: FieldWidget;
   dataType: PortType;
@@ -40,9 +56,24 @@ export interface FieldSpec {
   maxItems?: number;
   /** Integer-only numbers, regex patterns: anything extra goes straight into the JSON Schema. */
   schema?: Record<string, unknown>;
+  /** Slider step of a number. */
+  step?: number;
+  /** Item limits and media hints under the hosted names. */
+  maxImages?: number;
+  maxAudios?: number;
+  maxFiles?: number;
+  multiple?: boolean;
+  accept?: string;
+  /** Shown under "advanced" in forms. */
+  isAdvanced?: boolean;
+  /**
+   * Other hosted field facts shown as they are in schema and catalog answers (`customFields`,
+   * `customValue`, `itemFields`, `maxSizeInMB`, `maxDuration`, …); never used for validation.
+   */
+  extra?: Record<string, unknown>;
 }
 
-export interface OutputSpec {
+export interface OutputSpec extends HostedFieldFacts {
   /** `result` for media lists, `output` for text, or another name. */
   name: string;
   dataType: PortType;
@@ -67,6 +98,8 @@ export interface ModeDef {
   features?: string[];
   /** Per-run time limit; the run fails rather than hang. */
   timeoutSeconds?: number;
+  /** The hosted catalog's estimate for the mode's defaults, in microcredits, where it gives one. */
+  defaultEstimateMicrocredits?: number;
 }
 
 export interface ModelDef {
@@ -78,8 +111,17 @@ export interface ModelDef {
   accent: string;
   /** `local`, or the remote provider the model runs on. */
   provider: 'local' | 'openai' | 'replicate' | 'fal' | 'comfyui' | string;
-  /** One mode for single-mode models; the first is the default mode. */
+  /** One mode for single-mode models. */
   modes: ModeDef[];
+  /** The mode used when a call names none (hosted-compat.md); the first mode when absent. */
+  defaultSubModelId?: string;
+  /** The hosted catalog's key for the model (`flux-2-max`) where it differs from the nodeType. */
+  parentModelId?: string;
+  /** The hosted catalog's provider type (`fal`, `openrouter`, `internal`, …) and label. */
+  providerType?: string;
+  providerLabel?: string;
+  /** The hosted catalog's cost rule, as facts, shown in catalog answers. */
+  cost?: Record<string, unknown>;
   /** Retired models: listed under deprecated-models, refused at run time with a pointer to the replacement. */
   deprecated?: { at: string; replacement: string };
 }
