@@ -39,6 +39,8 @@ export interface Config {
   /** Largest media input fetched for a run, and how long fetching it may take. */
   mediaMaxBytes: number;
   mediaTimeoutMs: number;
+  /** How long MCP get_run_status and start_run wait for a run to end before answering "still running". */
+  mcpRunWaitSeconds: number;
   /** /metrics: served when enabled (ATELIER_METRICS=1) or when a bearer token guards it (ATELIER_METRICS_TOKEN). */
   metricsEnabled: boolean;
   metricsToken: string | undefined;
@@ -110,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deliveryConcurrency: intFrom(env, 'ATELIER_DELIVERY_CONCURRENCY', 16, 1, 256),
     mediaMaxBytes: intFrom(env, 'ATELIER_MEDIA_MAX_BYTES', 100 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
     mediaTimeoutMs: intFrom(env, 'ATELIER_MEDIA_TIMEOUT_MS', 60_000, 1000, 600_000),
+    mcpRunWaitSeconds: intFrom(env, 'ATELIER_MCP_WAIT_SECONDS', 25, 0, 300),
     metricsEnabled: env.ATELIER_METRICS === '1' || Boolean(env.ATELIER_METRICS_TOKEN),
     metricsToken: env.ATELIER_METRICS_TOKEN || undefined,
     metricsPort: env.ATELIER_METRICS_PORT ? intFrom(env, 'ATELIER_METRICS_PORT', 0, 0, 65535) : undefined,

@@ -47,8 +47,9 @@ describe('MCP at /mcp', () => {
   test('lists every tool with a description and an input schema', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();
-    assert.deepEqual(names, ['estimate_credits', 'get_balance', 'get_model_pricing', 'get_model_schema', 'get_run', 'list_node_types',
-      'list_system_workflows', 'run_model', 'run_workflow', 'search_models']);
+    // Atelier's own ten stay beside the hosted set (test/compat/mcp.test.ts checks that one).
+    for (const own of ['estimate_credits', 'get_balance', 'get_model_pricing', 'get_model_schema', 'get_run', 'list_node_types',
+      'list_system_workflows', 'run_model', 'run_workflow', 'search_models']) assert.ok(names.includes(own), own);
     for (const t of tools) {
       assert.ok(t.description && t.description.length > 20, t.name);
       assert.equal(t.inputSchema.type, 'object', t.name);

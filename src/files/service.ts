@@ -7,6 +7,7 @@ import { newId } from '../ids.js';
 import type { FileOutput } from '../engines/types.js';
 import { BlobMissingError, type BlobStore } from './blobStore.js';
 import { signPath, verifySignedPath } from './signing.js';
+import { decodeCursor, pageOf } from '../pagination.js';
 
 export interface FileRecord {
   id: string;
@@ -91,6 +92,27 @@ export class FileService {
     const f = await this.get(id);
     if (!f || f.accountId !== accountId) throw new AppError('NOT_FOUND', 'file not found');
     return f;
+  }
+
+  /**
+   * The account's generated files (outputs of its runs; uploads are not generations), newest first, a
+   * page of `limit` after `cursor`; `kind` narrows to image, audio or video.
+   */
+  async listGenerated(accountId: string, opts: { cursor?: string; limit: number; kind?: 'image' | 'audio' | 'video' }): Promise<{ files: FileRecord[]; nextCursor: string | null }> {
+    const after = decodeCursor(opts.cursor);
+    const rows = (await this.db.query(
+      `SELECT * FROM files WHERE account_id = $1 AND run_id IS NOT NULL AND (expires_at IS NULL OR expires_at > now())
+          AND ($2::text IS NULL OR content_type LIKE $2 || '/%') AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
+        ORDER BY created_at DESC, id DESC LIMIT $5`,
+      [accountId, opts.kind ?? null, after[0], after[1], opts.limit + 1],
+    )).rows;
+    const { page, nextCursor } = pageOf(rows, opts.limit, (r) => r.created_at);
+    return { files: page.map(toRecord), nextCursor };
+  }
+
+  /** A URL of the file that does not expire: it downloads with the owner's key, and the owner's runs take it as an input. */
+  stableUrl(file: FileRecord): string {
+    return `${this.opts.publicUrl()}/v1/files/${file.id}`;
   }
 
   async signedUrl(file: FileRecord): Promise<string> {

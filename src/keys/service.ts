@@ -202,6 +202,18 @@ export class KeyService {
     return this.admit(hash, record);
   }
 
+  /**
+   * Counts one more request of a key already authenticated by this request: each further call of an MCP
+   * JSON-RPC batch and each further run of an MCP batch_execute is a request of its own (issue 26: a batch
+   * must not multiply the limit). The principal says whether it was admitted and where the windows stand.
+   */
+  async countMore(p: Principal): Promise<Principal> {
+    const counted = await this.counter.count({ id: p.keyId, perMinute: p.minute.limit, perDay: p.day.limit });
+    // The key was deleted meanwhile: nothing more is admitted for it.
+    if (!counted) return { ...p, admitted: false };
+    return { ...p, admitted: counted.admitted, minute: counted.minute, day: counted.day, nowMs: counted.nowMs };
+  }
+
   private admit(hash: Buffer, record: KeyRecord | undefined): Principal | undefined | Promise<Principal | undefined> {
     // The lookup is by hash; the constant-time comparison guards against any collation or cache-key surprise.
     if (!record || !hashesEqual(record.keyHash, hash)) return undefined;

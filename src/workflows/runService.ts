@@ -98,13 +98,17 @@ export class WorkflowRunService {
     return runs.sort((a, b) => order.get(a.id)! - order.get(b.id)!).map((run) => ({ run, nodes: nodes.filter((n) => n.run_id === run.id) }));
   }
 
-  async list(accountId: string, f: Static<typeof ListWorkflowRunsQuery>) {
+  /** `search` (MCP list_runs) matches the run id or its workflow's name. */
+  async list(accountId: string, f: Static<typeof ListWorkflowRunsQuery> & { search?: string }) {
     if (f.status !== undefined && !STATUSES.includes(f.status)) throw new AppError('VALIDATION_ERROR', `status must be one of ${STATUSES.join(', ')}`, { details: [{ path: 'query.status', message: 'is not a run status' }] });
     const after = decodeCursor(f.cursor);
+    const search = f.search?.replace(/[%_\\]/g, '\\$&') ?? null;
     const rows = (await this.db.query(
       `SELECT * FROM runs WHERE account_id = $1 AND kind = 'workflow' AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR workflow_id = $3)
-         AND ($4::timestamptz IS NULL OR (created_at, id) < ($4, $5)) ORDER BY created_at DESC, id DESC LIMIT $6`,
-      [accountId, f.status ?? null, f.workflowId ?? null, after[0], after[1], f.limit + 1],
+         AND ($4::timestamptz IS NULL OR (created_at, id) < ($4, $5))
+         AND ($7::text IS NULL OR id = $8 OR workflow_id IN (SELECT w.id FROM workflows w WHERE (w.account_id = $1 OR w.account_id IS NULL) AND w.name ILIKE '%' || $7 || '%'))
+       ORDER BY created_at DESC, id DESC LIMIT $6`,
+      [accountId, f.status ?? null, f.workflowId ?? null, after[0], after[1], f.limit + 1, search, f.search ?? null],
     )).rows;
     const { page, nextCursor } = pageOf(rows, f.limit, (r) => r.created_at);
     return { runs: page, nextCursor };

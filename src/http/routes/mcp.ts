@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Services } from '../../services.js';
 import { buildMcpServer } from '../../mcp/server.js';
+import { CallMeter, meterTransport } from '../../mcp/meter.js';
 import { principalOf } from '../plugins/auth.js';
 import { AppError } from '../../errors.js';
 
@@ -24,7 +25,12 @@ export async function mcpRoutes(app: FastifyInstance, { services }: { services: 
       if (req.method !== 'POST') {
         throw new AppError('METHOD_NOT_ALLOWED', `${req.method} /mcp is not supported: this MCP server is stateless; POST JSON-RPC messages`, { headers: { Allow: 'POST' } });
       }
-      const server = buildMcpServer(services, principal, (err) => req.log.error({ err }, 'mcp tool failed'));
+      const log = (err: unknown) => req.log.error({ err }, 'mcp tool failed');
+      // Every call of a JSON-RPC batch counts against the key (src/mcp/meter.ts); the counts' headers go on the answer.
+      const meter = new CallMeter(services.keys, principal, (headers) => {
+        if (!reply.raw.headersSent) for (const [name, value] of Object.entries(headers)) reply.raw.setHeader(name, value);
+      });
+      const server = buildMcpServer(services, principal, meter, log);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       // The transport writes to the raw response itself; Fastify must not send anything after this. Headers
       // the hooks set on the reply (X-Request-Id, rate-limit headers) would be lost, so move them to raw.
@@ -36,6 +42,7 @@ export async function mcpRoutes(app: FastifyInstance, { services }: { services: 
       });
       try {
         await server.connect(transport);
+        meterTransport(transport, meter, log);
         await transport.handleRequest(req.raw, reply.raw, req.body);
       } catch (err) {
         req.log.error({ err }, 'mcp request failed');

@@ -11,6 +11,7 @@ import { REQUEST_FIELD_TYPES } from '../../workflows/record.js';
 import { workflowRunView } from '../../workflows/runView.js';
 import { actingPrincipal, pageContext, sendHtml, signedIn } from '../context.js';
 import { editorPage } from '../views/editor.js';
+import { MAX_UPLOAD_BYTES, storeUpload } from '../../files/upload.js';
 
 const json = { web: 'json' as const };
 const Graph = {
@@ -20,7 +21,7 @@ const Graph = {
   edges: Type.Array(EdgeInputSchema, { maxItems: 1000 }),
 };
 const MEDIA_TYPES = /^(image|audio|video)\/[a-z0-9.+-]+$/;
-const MAX_UPLOAD = 25 * 1024 * 1024;
+const MAX_UPLOAD = MAX_UPLOAD_BYTES;
 
 /** The models the editor's palette and forms need: every model, its modes' fields and outputs, and whether it can run here. */
 export function editorCatalog(services: Services) {
@@ -131,8 +132,9 @@ export async function editorRoutes(app: FastifyInstance, { services }: { service
       if (!MEDIA_TYPES.test(type) || !Buffer.isBuffer(req.body) || req.body.length === 0) {
         throw new AppError('VALIDATION_ERROR', 'upload an image, audio or video file', { details: [{ path: 'body', message: 'must be an image, audio or video file' }] });
       }
-      const name = typeof req.headers['x-file-name'] === 'string' ? req.headers['x-file-name'].replace(/[^\w.\- ]+/g, '_').slice(0, 200) : undefined;
-      const file = await services.files.save(services.db.pool, acct(req), { kind: 'file', data: req.body, contentType: type, filename: name }, null);
+      const name = typeof req.headers['x-file-name'] === 'string' ? req.headers['x-file-name'] : undefined;
+      // The rules every upload follows (files/upload.ts), shared with MCP upload_file.
+      const file = await storeUpload(services.files, services.db.pool, acct(req), { data: req.body, declaredType: type, filename: name });
       return reply.code(201).send({ url: (await services.files.view(file)).url });
     });
   });
