@@ -96,14 +96,16 @@ export class FileService {
 
   /**
    * The account's generated files (outputs of its runs; uploads are not generations), newest first, a
-   * page of `limit` after `cursor`; `kind` narrows to image, audio or video.
+   * page of `limit` after `cursor`; `kind` narrows to image, audio or video. Ordered by the millisecond the
+   * cursor keeps (pagination.ts writes ISO times): the files of one output share a timestamp to the
+   * microsecond, and a finer order would skip some of them at a page boundary.
    */
   async listGenerated(accountId: string, opts: { cursor?: string; limit: number; kind?: 'image' | 'audio' | 'video' }): Promise<{ files: FileRecord[]; nextCursor: string | null }> {
     const after = decodeCursor(opts.cursor);
     const rows = (await this.db.query(
       `SELECT * FROM files WHERE account_id = $1 AND run_id IS NOT NULL AND (expires_at IS NULL OR expires_at > now())
-          AND ($2::text IS NULL OR content_type LIKE $2 || '/%') AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
-        ORDER BY created_at DESC, id DESC LIMIT $5`,
+          AND ($2::text IS NULL OR content_type LIKE $2 || '/%') AND ($3::timestamptz IS NULL OR (date_trunc('milliseconds', created_at), id) < ($3, $4))
+        ORDER BY date_trunc('milliseconds', created_at) DESC, id DESC LIMIT $5`,
       [accountId, opts.kind ?? null, after[0], after[1], opts.limit + 1],
     )).rows;
     const { page, nextCursor } = pageOf(rows, opts.limit, (r) => r.created_at);
