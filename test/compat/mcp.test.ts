@@ -173,6 +173,9 @@ describe('MCP: the hosted tool set, as a hosted client uses it', () => {
     assert.equal(bad.isError, true);
     assert.match(bad.text, /VALIDATION_ERROR/);
     assert.match(bad.text, /text/);
+    const noTool = await call('execute_tool', { tool_name: 'no_such_utility', input: {} });
+    assert.equal(noTool.isError, true);
+    assert.match(noTool.text, /tool_name "no_such_utility"/);
     const noModel = await call('execute_tool', { tool_name: 'generate', input: { text: 'x' } });
     assert.equal(noModel.isError, true);
     assert.match(noModel.text, /modelId/);
@@ -197,6 +200,26 @@ describe('MCP: the hosted tool set, as a hosted client uses it', () => {
     assert.equal(b64.sc.bytes, image.length);
     const again = await ok('upload_file', { url: uploaded.sc.signedUrl });
     assert.equal(again.sc.bytes, image.length);
+    // A file larger than the API's ordinary 1 MiB body limit, as base64 inside the JSON-RPC body.
+    const rate = 16_000;
+    const samples = rate * 45; // 45 s of 16-bit mono silence: 1.44 MB
+    const wav = Buffer.alloc(44 + samples * 2);
+    wav.write('RIFF', 0, 'latin1');
+    wav.writeUInt32LE(36 + samples * 2, 4);
+    wav.write('WAVEfmt ', 8, 'latin1');
+    wav.writeUInt32LE(16, 16);
+    wav.writeUInt16LE(1, 20);
+    wav.writeUInt16LE(1, 22);
+    wav.writeUInt32LE(rate, 24);
+    wav.writeUInt32LE(rate * 2, 28);
+    wav.writeUInt16LE(2, 32);
+    wav.writeUInt16LE(16, 34);
+    wav.write('data', 36, 'latin1');
+    wav.writeUInt32LE(samples * 2, 40);
+    const big = await ok('upload_file', { data: wav.toString('base64'), filename: 'quiet.wav' });
+    assert.equal(big.sc.contentType, 'audio/wav');
+    assert.equal(big.sc.bytes, wav.length);
+    assert.equal(big.sc.durationSeconds, 45);
     // What is not media is refused, and an address on this machine is not fetched (outbound guard).
     const text = await call('upload_file', { base64: Buffer.from('just some text').toString('base64') });
     assert.equal(text.isError, true);

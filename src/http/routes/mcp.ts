@@ -3,6 +3,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Services } from '../../services.js';
 import { buildMcpServer } from '../../mcp/server.js';
 import { CallMeter, meterTransport } from '../../mcp/meter.js';
+import { MAX_UPLOAD_BYTES } from '../../files/upload.js';
 import { principalOf } from '../plugins/auth.js';
 import { AppError } from '../../errors.js';
 
@@ -16,6 +17,8 @@ export async function mcpRoutes(app: FastifyInstance, { services }: { services: 
     method: ['POST', 'GET', 'DELETE'],
     url: '/mcp',
     config: { auth: 'required' },
+    // upload_file carries a file of up to MAX_UPLOAD_BYTES as base64 (4/3 larger) inside the JSON-RPC body.
+    bodyLimit: Math.max(services.config.bodyLimitBytes, Math.ceil((MAX_UPLOAD_BYTES * 4) / 3) + 64 * 1024),
     schema: { hide: true },
     handler: async (req, reply) => {
       const principal = principalOf(req);

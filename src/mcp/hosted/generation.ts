@@ -86,8 +86,18 @@ export function registerGenerationTools(server: McpServer, ctx: ToolContext): vo
     const args = input ?? {};
     const name = tool_name.trim();
     if (name === 'batch_execute') return batchExecute(ctx, args);
-    const { modelId, subModelId, inputs } = name === 'generate' ? splitGenerateInput(args) : splitGenerateInput(args, name);
-    // A utility's own name wins over a stray modelId in its input.
+    if (name !== 'generate') {
+      // A utility or model by its own name (which wins over a stray modelId in its input).
+      try {
+        services.catalog.resolveModelId(name);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'MODEL_NOT_FOUND') {
+          throw new AppError('MODEL_NOT_FOUND', `tool_name "${name}" is neither generate, batch_execute nor a model or utility id; search_tools lists the ids`);
+        }
+        throw err;
+      }
+    }
+    const { modelId, subModelId, inputs } = splitGenerateInput(args, name === 'generate' ? undefined : name);
     return startedAnswer(await startModelRun(ctx, name === 'generate' ? modelId : name, subModelId, inputs));
   }));
 
