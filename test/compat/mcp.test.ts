@@ -143,6 +143,8 @@ describe('MCP: the hosted tool set, as a hosted client uses it', () => {
     assert.equal(price.sc.modelId, 'espeak_tts');
     assert.equal(typeof price.sc.estimateMicrocredits, 'number');
     assert.ok(price.sc.estimateMicrocredits > 0);
+    const plain = await ok('get_pricing', { modelId: 'sfxr-jump' });
+    assert.ok(plain.sc.estimateMicrocredits > 0);
     const unknown = await call('get_pricing', { modelId: 'no_such_model' });
     assert.equal(unknown.isError, true);
     assert.match(unknown.text, /MODEL_NOT_FOUND/);

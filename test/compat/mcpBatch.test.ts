@@ -68,6 +68,19 @@ describe('MCP batches and the key\'s rate limit', () => {
     assert.equal(res.headers.get('x-ratelimit-remaining'), '0');
   });
 
+  test('calls other than tools/call over the limit get a JSON-RPC error', async () => {
+    const limited = await srv.user({ perMinute: 1 });
+    const res = await srv.request('POST', '/mcp', { key: limited.key, headers: HEADERS, body: [
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ] });
+    assert.equal(res.status, 200, res.text.slice(0, 300));
+    const byId = new Map(res.body.map((m: any) => [m.id, m]));
+    assert.ok((byId.get(1) as any).result.tools.length > 0);
+    assert.match((byId.get(2) as any).error.message, /RATE_LIMITED/);
+    assert.equal(res.headers.get('x-ratelimit-remaining'), '0');
+  });
+
   test('a batch within the limit is answered whole and counted call by call', async () => {
     const roomy = await srv.user({ perMinute: 10 });
     const batch = [

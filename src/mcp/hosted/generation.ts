@@ -69,14 +69,15 @@ export function registerGenerationTools(server: McpServer, ctx: ToolContext): vo
   }));
 
   server.registerTool('get_pricing', {
-    description: 'What a model costs, in microcredits (1,000,000 = 1 credit): its pricing rule with worked examples; with input, the exact price of that input (the same function that charges runs).',
+    description: 'What a model costs, in microcredits (1,000,000 = 1 credit): its pricing rule with worked examples, and estimateMicrocredits, the exact price of input (or of the defaults without it) from the function that charges runs.',
     inputSchema: { modelId: z.string().min(1).max(100), input: anyObject.optional().describe('Model inputs to price') },
   }, ({ modelId, input }) => call(async () => {
     const r = services.catalog.resolveModelId(modelId);
     const view = pricingView(services.catalog, r);
-    const estimate = input ? estimateNodes(services.catalog, [{ type: r.model.nodeType, subModelId: r.subModelId, data: input }], 'input')[0]!.microcredits : undefined;
-    const structured = { ...view, ...(estimate !== undefined ? { estimateMicrocredits: estimate } : {}) };
-    return { text: `${view.modelId}: ${view.summary}${estimate !== undefined ? `\nThis input costs ${estimate} microcredits.` : ''}\n${JSON.stringify(structured)}`, structured };
+    // One number to read: the price of this input, or of the model's defaults when none is given.
+    const estimate = estimateNodes(services.catalog, [{ type: r.model.nodeType, subModelId: r.subModelId, data: input ?? {} }], 'input')[0]!.microcredits;
+    const structured = { ...view, estimateMicrocredits: estimate };
+    return { text: `${view.modelId}: ${view.summary}\n${input ? 'This input' : 'A run with the default inputs'} costs ${estimate} microcredits.\n${JSON.stringify(structured)}`, structured };
   }));
 
   server.registerTool('execute_tool', {
