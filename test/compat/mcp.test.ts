@@ -310,6 +310,11 @@ describe('MCP: the hosted tool set, as a hosted client uses it', () => {
     const hiddenRun = await call('get_run_status', { runId: done.sc.runId }, otherClient);
     assert.equal(hiddenRun.isError, true);
     assert.match(hiddenRun.text, /NOT_FOUND/);
+    // Another account's file by its stable URL is not theirs to copy.
+    const mine = await ok('upload_file', { base64: png(2, 2).toString('base64') });
+    const stolen = await call('upload_file', { url: mine.sc.url }, otherClient);
+    assert.equal(stolen.isError, true);
+    assert.match(stolen.text, /VALIDATION_ERROR: url: file file_\w+ was not found/);
     await otherClient.close();
     const temp = await ok('create_workflow', { name: 'Temporary' });
     await ok('delete_workflow', { workflowId: temp.sc.id });

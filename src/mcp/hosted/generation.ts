@@ -131,7 +131,14 @@ export function registerGenerationTools(server: McpServer, ctx: ToolContext): vo
         // The guarded fetcher runs use: private addresses refused unless the operator allows them.
         const fetchMedia = createMediaFetcher({
           allowPrivate: services.config.allowPrivateUrls, maxBytes: MAX_UPLOAD_BYTES, timeoutMs: services.config.mediaTimeoutMs,
-          resolveOwnFile: ownFileResolver(services.files, ctx.accountId, services.publicUrl),
+          resolveOwnFile: async (u) => {
+            try {
+              return await ownFileResolver(services.files, ctx.accountId, services.publicUrl)(u);
+            } catch (err) {
+              // Another account's file without a valid signature, or an expired one: the caller's input is wrong.
+              throw new EngineInputError((err as Error).message);
+            }
+          },
         });
         bytes = (await fetchMedia(source)).bytes;
       } else bytes = decodeDataUrl(`data:;base64,${source}`, MAX_UPLOAD_BYTES);
