@@ -116,6 +116,14 @@ describe('MCP: the hosted tool set, as a hosted client uses it', () => {
     assert.equal(bal.status, 200, bal.text.slice(0, 300));
     assert.equal(bal.body.id, 2);
     assert.equal(typeof bal.body.result.structuredContent.availableBalance, 'number');
+    // The answer is JSON whatever else the client accepts: Accept of JSON only, any type, or none at all.
+    for (const accept of ['application/json', '*/*', undefined]) {
+      const r = await srv.request('POST', '/mcp', { key, headers: accept ? { accept } : {}, body: { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'get_balance', arguments: {} } } });
+      assert.equal(r.status, 200, `${accept}: ${r.text.slice(0, 200)}`);
+      assert.equal(typeof r.body.result.structuredContent.availableBalance, 'number');
+    }
+    const sseOnly = await srv.request('POST', '/mcp', { key, headers: { accept: 'text/event-stream' }, body: { jsonrpc: '2.0', id: 10, method: 'tools/list' } });
+    assert.equal(sseOnly.status, 406);
     // A tool error is a result with isError, never an HTTP or JSON-RPC failure.
     const bad = await srv.request('POST', '/mcp', { key, headers, body: { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_run_status', arguments: { runId: 'run_nope', runType: 'model' } } } });
     assert.equal(bad.status, 200);

@@ -3,6 +3,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Services } from '../../services.js';
 import { buildMcpServer } from '../../mcp/server.js';
 import { CallMeter, meterTransport } from '../../mcp/meter.js';
+import { widenAccept } from '../../mcp/accept.js';
 import { MAX_UPLOAD_BYTES } from '../../files/upload.js';
 import { principalOf } from '../plugins/auth.js';
 import { AppError } from '../../errors.js';
@@ -46,6 +47,7 @@ export async function mcpRoutes(app: FastifyInstance, { services }: { services: 
       try {
         await server.connect(transport);
         meterTransport(transport, meter, log);
+        widenAccept(req.raw);
         await transport.handleRequest(req.raw, reply.raw, req.body);
       } catch (err) {
         req.log.error({ err }, 'mcp request failed');
