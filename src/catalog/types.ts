@@ -8,7 +8,11 @@ export type FineCategory =
   | 'text-to-video' | 'image-to-video' | 'video-to-video' | 'video-utility' | 'lipsync'
   | 'text-to-speech' | 'voice-changing' | 'transcription' | 'music-generation' | 'sound-effects' | 'audio-utility' | 'audio-translation'
   | 'text-generation' | 'multimodal-llm'
-  | 'text-utility';
+  | 'text-utility'
+  // The hosted catalog's own sub-model categories (shared/spec/hosted-catalog.json), kept as it names them.
+  | 'llm' | 'utility' | 'reference-to-video' | 'bg-remover' | 'bg-changer' | 'faceswap' | 'watermark-remover' | 'upscaler'
+  | 'audio-separation' | 'audio-isolation' | 'voice-cloning' | 'stem-splitting' | 'podcast-summarization'
+  | 'social-media-video-downloader' | 'video-clips';
 
 export type Role = 'GENERATE' | 'EDIT' | 'TRANSFORM' | 'TRANSCRIBE' | 'UNDERSTAND';
 
