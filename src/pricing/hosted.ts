@@ -68,9 +68,11 @@ function seconds(rule: HostedPricingRule, input: Record<string, unknown>): Ratio
   const fromInput = c.durationFrom === undefined ? numeric(input[typeof c.durationField === 'string' && c.durationField in input ? c.durationField : 'duration']) : undefined;
   let s: number | undefined = fromInput;
   if (s === undefined) {
-    // A length the input does not give ("auto", or a media file's): the hosted fallback, else the most billable, else our assumption.
+    // A length the input does not give ("auto", or a media file's): the most billable for "auto", else the hosted
+    // fallback, else our assumption (catalog/hosted/assumptions.ts), else the least billable.
     const auto = input.duration === 'auto' && isNum(c.maxBillableSeconds) ? c.maxBillableSeconds : undefined;
-    s = auto ?? (isNum(c.fallbackDurationSeconds) ? c.fallbackDurationSeconds : undefined) ?? rule.assume?.seconds;
+    s = auto ?? (isNum(c.fallbackDurationSeconds) ? c.fallbackDurationSeconds : undefined) ?? rule.assume?.seconds
+      ?? (isNum(c.minBillableSeconds) ? c.minBillableSeconds : undefined);
   }
   if (s === undefined) throw new HostedPricingError('the rule needs a duration and none is known');
   let q = decimal(s, 'duration');

@@ -31,9 +31,8 @@ export const HOSTED_ASSUMPTIONS: Record<string, HostedAssumptions> = {
   'kling-o3-pro-video-edit': { seconds: 10 },
   'infinitalk-video-lipsync': { seconds: 10 },
   'infinitalk-lipsync': { seconds: 10 },
-  'video-clips-generator': { seconds: 180 },
-  // VEED subtitles: the source's resolution tier is known from the file; the estimate takes SD at the 60-second minimum.
-  'veed-subtitles': { seconds: 60, tierParts: { resolutionTier: 'sd' } },
+  // VEED subtitles: the source's resolution tier is known from the file; the estimate takes SD (at the rule's 60-second minimum).
+  'veed-subtitles': { tierParts: { resolutionTier: 'sd' } },
   // Image models whose hosted estimates carry a 1.3 platform charge that their rule does not state.
   'flux-2-max': { platformMultiplier: 1.3 },
   'nano-banana-2': { platformMultiplier: 1.3 },

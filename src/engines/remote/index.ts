@@ -13,7 +13,7 @@ export type { RemoteCommonSettings } from './settings.js';
 export type { RetryPolicy } from './http.js';
 
 /** The engine ids catalog bindings use for remote providers. */
-export const REMOTE_ENGINE_IDS = ['openai', 'openrouter', 'fal', 'replicate', 'comfyui'] as const;
+export const REMOTE_ENGINE_IDS = ['openai', 'fal', 'replicate', 'comfyui', 'openrouter'] as const;
 
 const val = (env: NodeJS.ProcessEnv, name: string) => {
   const v = env[name]?.trim();
@@ -37,9 +37,9 @@ export function remoteEnginesFromEnv(env: NodeJS.ProcessEnv = process.env, commo
   const shared: RemoteCommonSettings = { allowPrivate: env.ATELIER_ALLOW_PRIVATE_URLS === '1', ...common };
   return [
     createOpenAIEngine({ ...shared, apiKey: val(env, 'OPENAI_API_KEY'), baseUrl: val(env, 'OPENAI_BASE_URL') }),
-    createOpenRouterEngine({ ...shared, apiKey: val(env, 'OPENROUTER_API_KEY'), baseUrl: val(env, 'OPENROUTER_BASE_URL') }),
     createFalEngine({ ...shared, apiKey: val(env, 'FAL_KEY'), baseUrl: val(env, 'FAL_BASE_URL'), queueUrl: val(env, 'FAL_QUEUE_URL') }),
     createReplicateEngine({ ...shared, apiToken: val(env, 'REPLICATE_API_TOKEN'), baseUrl: val(env, 'REPLICATE_BASE_URL') }),
     createComfyUIEngine({ ...shared, baseUrl: val(env, 'COMFYUI_URL') }),
+    createOpenRouterEngine({ ...shared, apiKey: val(env, 'OPENROUTER_API_KEY'), baseUrl: val(env, 'OPENROUTER_BASE_URL') }),
   ];
 }
