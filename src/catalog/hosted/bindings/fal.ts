@@ -44,7 +44,7 @@ export const bindings: Record<string, EngineBinding> = {
   'nano-banana-2-edit': nano('fal-ai/nano-banana-2/edit'),
   'nano-banana-pro-text': nano('fal-ai/nano-banana-pro'),
   'nano-banana-pro-edit': nano('fal-ai/nano-banana-pro/edit'),
-  'topaz-upscale': fal('fal-ai/topaz/upscale/image', { valueMap: FORMAT }),
+  'topaz-upscale': fal('topaz/upscale/image/precision', { valueMap: FORMAT }),
   'meshy-v6-preview-text': fal('fal-ai/meshy/v6-preview/text-to-3d'),
   'meshy-v6-preview-edit': fal('fal-ai/meshy/v6-preview/image-to-3d', { inputMap: { image_urls: 'image_url' }, firstOf: ['image_urls'] }),
   'seedance-2.0-text-to-video': fal('bytedance/seedance-2.0/text-to-video'),
