@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { builtinModels } from '../../src/catalog/models/index.js';
 import { Catalog } from '../../src/catalog/catalog.js';
 import { inputSchema } from '../../src/catalog/schema.js';
 import type { FieldSpec, ModeDef, ModelDef } from '../../src/catalog/types.js';
+import { startTestServer } from '../helpers/server.js';
 
 /**
  * Catalog parity with the hosted service (issue 25): walks the hosted catalog as captured
@@ -140,5 +141,29 @@ test('every allowed difference names a hosted model and gives a reason', { skip:
   for (const a of allowed) {
     assert.ok(nodeTypes.has(a.model), `${a.model} is a hosted model`);
     assert.ok(a.reason && a.reason.length > 10, `${a.model}: a reason`);
+  }
+});
+
+test('over HTTP: every hosted sub-model answers its schema with the hosted field names, and its default estimate', { skip: specPath ? false : 'no hosted catalog beside the repository' }, async () => {
+  const hosted = JSON.parse(readFileSync(specPath!, 'utf8')) as { models: Record<string, HostedModel> };
+  const srv = await startTestServer();
+  after(() => srv.close());
+  const key = (await srv.user()).key;
+  const nodes: Array<{ type: string; subModelId?: string; data: Record<string, unknown>; want: number; id: string }> = [];
+  for (const hm of Object.values(hosted.models)) {
+    if (allowed.some((a) => a.model === hm.nodeType && !a.subModel && !a.field)) continue;
+    for (const hs of hm.subModels) {
+      const res = await srv.request('GET', `/v1/models/${hs.subModelId}/schema`, { key });
+      assert.equal(res.status, 200, `schema of ${hs.subModelId}: ${res.text}`);
+      const names = (res.body.fields as Array<{ name: string }>).map((f) => f.name);
+      assert.deepEqual(names, hs.inputFields.map((f) => f.zodExpectedName), `${hs.subModelId} fields`);
+      nodes.push({ type: hm.nodeType, ...(hm.subModels.length > 1 ? { subModelId: hs.subModelId } : {}), data: {}, want: hs.defaultEstimateMicrocredits, id: hs.subModelId });
+    }
+  }
+  for (let i = 0; i < nodes.length; i += 50) {
+    const batch = nodes.slice(i, i + 50);
+    const res = await srv.request('POST', '/v1/workflows/estimate-credits', { key, body: { nodes: batch.map(({ type, subModelId, data }) => ({ type, ...(subModelId ? { subModelId } : {}), data })) } });
+    assert.equal(res.status, 200, res.text);
+    batch.forEach((n, k) => assert.equal(res.body.estimates[k].microcredits, n.want, `${n.id} default estimate`));
   }
 });
