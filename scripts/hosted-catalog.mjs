@@ -13,6 +13,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const PROSE = new Set(['helpText', 'description', 'placeholder', 'redirect']);
+// Input-schema properties the hosted service fills in itself (storage folders, user and asset ids, measured
+// durations, the routed model): not inputs a client sends, so not inputs here.
+const INTERNAL = new Set(['processId', 'folder', 'suffix', 'userId', 'modelId', 'model', 'provider', 'audioName', 'audioDuration', 'mediaDuration',
+  'segmentLength', 'voiceUrl', 'clonedVoiceId', 'limit_generations', 'hedra_image_asset_id', 'ai_model_id', 'input_mode', 'fileType', 'crop']);
 const SCHEMA_FACTS = ['type', 'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'minItems', 'maxItems', 'nullable'];
 
 const src = process.argv[2];
@@ -79,8 +83,8 @@ for (const [id, m] of Object.entries(hosted.models)) {
         category: s.category,
         defaultEstimateMicrocredits: s.defaultEstimateMicrocredits,
         fields: s.inputFields.map((f) => ({ ...fieldFacts(f), ...(schema.props[f.zodExpectedName] ? { wire: schema.props[f.zodExpectedName] } : {}) })),
-        // Properties the hosted input schema accepts beyond the form fields (internal ones such as processId excluded).
-        schemaOnly: Object.keys(schema.props).filter((n) => !fieldNames.has(n) && n !== 'processId'),
+        // Properties the hosted input schema accepts beyond the form fields (those the service fills in itself excluded).
+        schemaOnly: Object.fromEntries(Object.entries(schema.props).filter(([n]) => !fieldNames.has(n) && !INTERNAL.has(n))),
         schemaRequired: schema.required,
       };
     }),

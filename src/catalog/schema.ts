@@ -76,6 +76,7 @@ export function inputSchema(mode: ModeDef, opts: { requireRequired?: boolean } =
     for (const [name, s] of Object.entries(customFieldSchemas(field))) if (!mode.fields.some((f) => f.name === name)) properties[name] = s;
     properties[field.name] = fieldSchema(field);
   }
+  for (const [name, s] of Object.entries(mode.extraInputs ?? {})) if (!(name in properties)) properties[name] = s;
   const required = mode.fields.filter((x) => x.required).map((x) => x.name);
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',

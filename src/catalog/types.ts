@@ -104,6 +104,11 @@ export interface ModeDef {
   timeoutSeconds?: number;
   /** The hosted catalog's estimate for the mode's defaults, in microcredits, where it gives one. */
   defaultEstimateMicrocredits?: number;
+  /**
+   * Inputs the hosted API accepts beyond its form fields (`seed` of Seedance, `width`/`height` with a
+   * "Custom" size, `sync_mode`, …), as JSON Schema properties: validated and passed on, not shown as fields.
+   */
+  extraInputs?: Record<string, Record<string, unknown>>;
 }
 
 export interface ModelDef {

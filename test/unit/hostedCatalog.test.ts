@@ -59,6 +59,11 @@ test('validation takes what the hosted API takes: wire names, composite sizes, U
   assert.match(refusal('minimax-tts', { prompt: 'hi', voice_id: 'Wise_Woman', sample_rate: 44101 }), /sample_rate/);
   // array_of_objects takes a list of objects.
   valid('gemini-pro-tts', { text: 'hi', isMultiSpeaker: true, speakers: [{ name: 'A', voiceName: 'Kore' }, { name: 'B', voiceName: 'Puck' }] });
+  // Inputs the hosted schema takes beyond its form: Seedance's seed, a Custom GPT image size's width and height.
+  assert.equal(valid('seedance-2.0-text-to-video', { prompt: 'p', seed: 7 }).seed, 7);
+  assert.equal(valid('gpt-image-2.5-flare-text', { prompt: 'p', size: 'Custom', width: 1280, height: 720 }).width, 1280);
+  assert.deepEqual(valid('gpt_5_5', { prompt: 'p', video_urls: ['https://example.com/v.mp4'] }).video_urls, ['https://example.com/v.mp4']);
+  assert.match(refusal('gpt_5_5', { prompt: 'p', folder: 'x' }), /is not an input of this model/); // the service's own bookkeeping is not an input
   // required and defaults: the hosted required set, hosted defaults filled in.
   assert.match(refusal('kling-v3-pro-image-to-video', { prompt: 'p' }), /start_image_url is required/);
   assert.equal(valid('kling-v3-pro-text-to-video', { prompt: 'p' }).generate_audio, true);

@@ -183,3 +183,23 @@ export function hostedOutput(h: HostedField): OutputSpec {
     ...(h.label !== undefined ? { label: h.label } : {}),
   };
 }
+
+/**
+ * The JSON Schema of an input the hosted schema accepts but its form does not show, from that schema's
+ * facts: media-looking names take URLs (one, or a list for `…_urls`), the rest their stated type and range;
+ * an unconstrained property takes anything.
+ */
+export function wireSchema(name: string, w: WireFacts): Record<string, unknown> {
+  const s: Record<string, unknown> = { description: `${name} (accepted as the hosted API accepts it; not a form field)` };
+  if (/_urls$/.test(name)) return { ...s, type: 'array', items: URL_ITEM, ...(w.maxItems !== undefined ? { maxItems: w.maxItems } : {}) };
+  const t = w.type;
+  if (t === 'string' || t === 'number' || t === 'integer' || t === 'boolean' || t === 'array') {
+    s.type = w.nullable ? [t, 'null'] : t;
+    if (t === 'string' && (/_url$|^mask$/.test(name))) Object.assign(s, { minLength: 1, maxLength: MEDIA_URL_MAX });
+    if (w.enum) s.enum = w.enum;
+    if (w.minimum !== undefined && Math.abs(w.minimum) < Number.MAX_SAFE_INTEGER) s.minimum = w.minimum;
+    if (w.maximum !== undefined && Math.abs(w.maximum) < Number.MAX_SAFE_INTEGER) s.maximum = w.maximum;
+    if (t === 'array' && w.itemType) s.items = { type: w.itemType };
+  }
+  return s;
+}

@@ -3,7 +3,7 @@ import type { HostedCostType, HostedPricingRule } from '../../pricing/types.js';
 import type { Category, EngineBinding, FineCategory, ModeDef, ModelDef, OutputSpec } from '../types.js';
 import { assumptionsFor } from './assumptions.js';
 import { hostedBindings } from './bindings/index.js';
-import { hostedField, hostedOutput, type HostedField } from './fields.js';
+import { hostedField, hostedOutput, wireSchema, type HostedField, type WireFacts } from './fields.js';
 import { NO_ADAPTER_ENGINE_ID } from '../../engines/noAdapter.js';
 
 /** The hosted catalog as scripts/hosted-catalog.mjs writes it to src/catalog/hosted/catalog.json. */
@@ -32,7 +32,7 @@ export interface HostedModelData {
     category: string;
     defaultEstimateMicrocredits: number;
     fields: HostedField[];
-    schemaOnly: string[];
+    schemaOnly: Record<string, WireFacts>;
     schemaRequired: string[];
   }>;
 }
@@ -105,6 +105,7 @@ export function hostedModel(m: HostedModelData): ModelDef {
       pricing,
       engine: bindingOf(m, s.subModelId),
       defaultEstimateMicrocredits: s.defaultEstimateMicrocredits,
+      ...(Object.keys(s.schemaOnly).length ? { extraInputs: Object.fromEntries(Object.entries(s.schemaOnly).map(([n, w]) => [n, wireSchema(n, w)])) } : {}),
       timeoutSeconds: m.nodeKind === 'video' ? 1800 : m.nodeKind === 'llm' ? 600 : 900,
     };
   });
