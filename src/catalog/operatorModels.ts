@@ -355,6 +355,7 @@ function parseEngine(raw: unknown, at: string, problems: string[], engines: read
   const need = (k: string, what: string) => (typeof o[k] === 'string' && o[k] ? true : (problems.push(`${at}.options.${k}: ${what}`), false));
   switch (raw.engine) {
     case 'openai':
+    case 'openrouter':
       need('model', 'the model name the server knows (e.g. "llama3.2" on Ollama)');
       if (o.operation !== undefined && !OPENAI_OPERATIONS.includes(o.operation as string)) problems.push(`${at}.options.operation: must be one of ${OPENAI_OPERATIONS.join(', ')}`);
       if (o.baseUrl !== undefined && !(typeof o.baseUrl === 'string' && /^https?:\/\/[^/]/.test(o.baseUrl))) problems.push(`${at}.options.baseUrl: must be an http(s) URL of an OpenAI-compatible API (e.g. "http://127.0.0.1:11434/v1")`);

@@ -22,6 +22,21 @@ export const CATEGORY_ROLES: Record<FineCategory, Role> = {
   'text-generation': 'GENERATE',
   'multimodal-llm': 'UNDERSTAND',
   'text-utility': 'TRANSFORM',
+  llm: 'GENERATE',
+  utility: 'TRANSFORM',
+  'reference-to-video': 'GENERATE',
+  'bg-remover': 'EDIT',
+  'bg-changer': 'EDIT',
+  faceswap: 'EDIT',
+  'watermark-remover': 'EDIT',
+  upscaler: 'EDIT',
+  'audio-separation': 'TRANSFORM',
+  'audio-isolation': 'EDIT',
+  'voice-cloning': 'TRANSFORM',
+  'stem-splitting': 'TRANSFORM',
+  'podcast-summarization': 'TRANSCRIBE',
+  'social-media-video-downloader': 'TRANSFORM',
+  'video-clips': 'EDIT',
 };
 
 export const CATEGORY_LABELS: Record<string, string> = {

@@ -52,9 +52,31 @@ function fieldSchema(field: FieldSpec): JsonSchema {
  * The draft 2020-12 JSON Schema a mode's input is validated with, derived from its fields so the two can
  * never disagree. Unknown keys are refused: a misspelt option is an error, not a silent default.
  */
+/**
+ * The wire fields a hosted composite select carries beside it (`image_size: "Custom"` with `width` and
+ * `height`, hosted-compat.md): ordinary inputs of the model, without defaults (they apply only to "Custom").
+ */
+function customFieldSchemas(field: FieldSpec): Record<string, JsonSchema> {
+  const custom = field.extra?.customFields;
+  if (!Array.isArray(custom)) return {};
+  const out: Record<string, JsonSchema> = {};
+  for (const c of custom as Array<Record<string, unknown>>) {
+    if (typeof c.zodExpectedName !== 'string') continue;
+    const s: JsonSchema = c.dataType === 'number' ? { type: 'number' } : { type: 'string' };
+    if (typeof c.min === 'number') s.minimum = c.min;
+    if (typeof c.max === 'number') s.maximum = c.max;
+    out[c.zodExpectedName] = { description: `${String(c.label ?? c.zodExpectedName)} (with ${field.name} "${String(field.extra?.customValue ?? 'Custom')}")`, ...s };
+  }
+  return out;
+}
+
 export function inputSchema(mode: ModeDef, opts: { requireRequired?: boolean } = {}): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
-  for (const field of mode.fields) properties[field.name] = fieldSchema(field);
+  for (const field of mode.fields) {
+    for (const [name, s] of Object.entries(customFieldSchemas(field))) if (!mode.fields.some((f) => f.name === name)) properties[name] = s;
+    properties[field.name] = fieldSchema(field);
+  }
+  for (const [name, s] of Object.entries(mode.extraInputs ?? {})) if (!(name in properties)) properties[name] = s;
   const required = mode.fields.filter((x) => x.required).map((x) => x.name);
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',

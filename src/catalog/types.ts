@@ -8,7 +8,11 @@ export type FineCategory =
   | 'text-to-video' | 'image-to-video' | 'video-to-video' | 'video-utility' | 'lipsync'
   | 'text-to-speech' | 'voice-changing' | 'transcription' | 'music-generation' | 'sound-effects' | 'audio-utility' | 'audio-translation'
   | 'text-generation' | 'multimodal-llm'
-  | 'text-utility';
+  | 'text-utility'
+  // The hosted catalog's own sub-model categories (shared/spec/hosted-catalog.json), kept as it names them.
+  | 'llm' | 'utility' | 'reference-to-video' | 'bg-remover' | 'bg-changer' | 'faceswap' | 'watermark-remover' | 'upscaler'
+  | 'audio-separation' | 'audio-isolation' | 'voice-cloning' | 'stem-splitting' | 'podcast-summarization'
+  | 'social-media-video-downloader' | 'video-clips';
 
 export type Role = 'GENERATE' | 'EDIT' | 'TRANSFORM' | 'TRANSCRIBE' | 'UNDERSTAND';
 
@@ -100,6 +104,11 @@ export interface ModeDef {
   timeoutSeconds?: number;
   /** The hosted catalog's estimate for the mode's defaults, in microcredits, where it gives one. */
   defaultEstimateMicrocredits?: number;
+  /**
+   * Inputs the hosted API accepts beyond its form fields (`seed` of Seedance, `width`/`height` with a
+   * "Custom" size, `sync_mode`, …), as JSON Schema properties: validated and passed on, not shown as fields.
+   */
+  extraInputs?: Record<string, Record<string, unknown>>;
 }
 
 export interface ModelDef {

@@ -65,7 +65,7 @@ export const ModelPricing = Type.Object({
   nodeType: Type.String(),
   subModelId: Nullable(Type.String()),
   unit: Type.String(),
-  rule: Type.Object({}, { additionalProperties: true, description: 'flat { microcredits } or per_unit { unit, microcreditsPerUnit, inputField?, defaultQuantity?, minimum? }, with optional multipliers [{ field, basisPoints }]' }),
+  rule: Type.Object({}, { additionalProperties: true, description: 'flat { microcredits } or per_unit { unit, microcreditsPerUnit, inputField?, defaultQuantity?, minimum? }, with optional multipliers [{ field, basisPoints }]; or, for the hosted catalog\'s models, hosted { unit (the hosted cost type), cost (the hosted cost rule), assume? }' }),
   summary: Type.String(),
   examples: Type.Array(Type.Object({ input: Type.Object({}, { additionalProperties: true }), microcredits: Type.Integer() })),
 }, { $id: 'ModelPricing' });

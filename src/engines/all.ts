@@ -8,6 +8,7 @@ import { createLlamaCppEngine } from './local/llm/llamaCpp.js';
 import { textEngines } from './local/text/index.js';
 import { videoEngines } from './local/video/index.js';
 import { remoteEnginesFromEnv } from './remote/index.js';
+import { createNoAdapterEngine } from './noAdapter.js';
 
 /** Every engine this build has: local engines always, remote adapters configured from the environment. */
 export function allEngines(config: Config, env: NodeJS.ProcessEnv = process.env): Engine[] {
@@ -16,5 +17,6 @@ export function allEngines(config: Config, env: NodeJS.ProcessEnv = process.env)
     // The same folder the catalog lists llama.cpp sub-models from.
     createLlamaCppEngine(() => path.join(config.modelsDir, 'llm')),
     ...remoteEnginesFromEnv(env, { allowPrivate: config.allowPrivateUrls }),
+    createNoAdapterEngine(),
   ];
 }

@@ -1,7 +1,9 @@
 import type { PricingRule } from './types.js';
+import { hostedPricingFields } from './hosted.js';
 
 /** The input fields a pricing rule reads (an absent one is priced at its default). Pure. */
 export function pricingFields(rule: PricingRule): string[] {
+  if (rule.kind === 'hosted') return hostedPricingFields(rule);
   const fields = new Set<string>((rule.multipliers ?? []).map((m) => m.field));
   if (rule.kind === 'per_unit') {
     switch (rule.unit) {

@@ -1,4 +1,5 @@
 import type { OptionMultiplier, PricingRule } from './types.js';
+import { hostedPrice, HostedPricingError } from './hosted.js';
 
 /**
  * The one pricing function: (rule, validated input) → integer microcredits. Estimates, the pricing
@@ -92,6 +93,19 @@ function ceilDiv(num: bigint, den: bigint): bigint {
 
 export function priceMicrocredits(rule: PricingRule, input: Record<string, unknown>): number {
   let total: bigint;
+  if (rule.kind === 'hosted') {
+    let q;
+    try {
+      q = hostedPrice(rule, input);
+    } catch (err) {
+      if (err instanceof HostedPricingError) throw new PricingError(err.message);
+      throw err;
+    }
+    // Rounded up once; a thousandth of a microcredit of decimal noise in the hosted amounts is not charged.
+    total = q.num * 1000n <= q.den ? 0n : ceilDiv(q.num * 1000n - q.den, q.den * 1000n);
+    if (total > MAX_PRICE) throw new PricingError('price exceeds the largest representable amount');
+    return Number(total);
+  }
   const m = multiplier(rule.multipliers, input);
   if (rule.kind === 'flat') {
     if (!Number.isInteger(rule.microcredits) || rule.microcredits < 0) throw new PricingError('flat price must be a whole number');
@@ -113,6 +127,7 @@ const UNIT_WORDS: Record<string, string> = {
 /** A one-line human summary of a rule, e.g. "40,000 microcredits per image (×1.5 when resolution is 2k)". */
 export function summarize(rule: PricingRule): string {
   const n = (x: number) => x.toLocaleString('en-US');
+  if (rule.kind === 'hosted') return `priced as the hosted service prices it (${rule.unit.replace('_', ' ')} rule)`;
   let s = rule.kind === 'flat'
     ? `${n(rule.microcredits)} microcredits per run`
     : `${n(rule.microcreditsPerUnit)} microcredits per ${UNIT_WORDS[rule.unit]}${rule.inputField ? ` of ${rule.inputField}` : ''}`;

@@ -28,4 +28,38 @@ export type PricingRule =
       /** The least a run costs. */
       minimum?: number;
       multipliers?: OptionMultiplier[];
-    };
+    }
+  | HostedPricingRule;
+
+/**
+ * A cost rule of the hosted service's catalog, evaluated as that service prices (pricing/hosted.ts).
+ * `unit` is the hosted rule's type; `cost` the rule as the hosted catalog gives it; `assume` what the
+ * estimate takes for quantities known only once the run has happened (a media input's or the output's length).
+ */
+export interface HostedPricingRule {
+  kind: 'hosted';
+  unit: HostedCostType;
+  cost: Record<string, unknown>;
+  assume?: HostedAssumptions;
+  multipliers?: never;
+}
+
+export type HostedCostType = 'per_token' | 'tiered' | 'fixed' | 'per_second' | 'per_minute' | 'per_character' | 'per_megapixel' | 'per_image';
+
+/** Quantities a hosted rule prices at when the input cannot tell them before the run. */
+export interface HostedAssumptions {
+  /** Seconds of media whose length only the file (or the output) tells. */
+  seconds?: number;
+  /** Minutes likewise, for per-minute rules. */
+  minutes?: number;
+  /** Characters of an empty text (per-character rules). */
+  characters?: number;
+  /** The least number of tokens an LLM run is priced at. */
+  minTokens?: number;
+  /** A platform charge the hosted estimates include though the rule does not state it. */
+  platformMultiplier?: number;
+  /** A per-input-image fee (credits) the hosted estimates include, counted over these fields (at least `min` images). */
+  inputImageFee?: { credits: number; fields: string[]; min?: number };
+  /** The tier of a tier-key part the input cannot tell (veed-subtitles' source resolution). */
+  tierParts?: Record<string, string>;
+}

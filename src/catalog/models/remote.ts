@@ -8,6 +8,10 @@ import type { PricingRule } from '../../pricing/types.js';
  * the operator has configured that provider (engines/remote/index.ts). Provider model ids are those the
  * providers publish; prices are in microcredits (1 credit = 1,000,000) at roughly the providers' own
  * rates.
+ *
+ * Models the hosted service also lists (flux_2_max, nano_banana_pro, gpt_image_2, kling_v3_pro, seedance_2_0,
+ * openai_tts, claude_sonnet_4_6, deepseek_v3_2, …) are defined from the hosted catalog instead, with its
+ * inputs and prices (catalog/hosted/load.ts); the models here are those the hosted service lacks.
  */
 
 // ---------- outputs ----------
@@ -188,26 +192,8 @@ export const models: ModelDef[] = [
   model('flux_2_pro', 'FLUX.2 [pro]', 'Black Forest Labs’ FLUX.2 pro diffusion model: photoreal text-to-image with accurate typography.', 'image', 'fal', STYLE.image, [
     t2i('flux-2-pro', fal('fal-ai/flux-2-pro', { inputMap: { aspect_ratio: 'image_size' }, valueMap: { aspect_ratio: ASPECT_TO_FAL_SIZE }, params: { output_format: 'png' } }), 45_000),
   ]),
-  model('flux_2_max', 'FLUX.2 [max]', 'Black Forest Labs’ largest FLUX.2 model: text-to-image, or edits guided by up to 8 reference images.', 'image', 'fal', STYLE.image, [
-    t2i('flux-2-max-text', fal('fal-ai/flux-2-max', { inputMap: { aspect_ratio: 'image_size' }, valueMap: { aspect_ratio: ASPECT_TO_FAL_SIZE } }), 70_000),
-    edit('flux-2-max-edit', fal('fal-ai/flux-2-max/edit'), 80_000),
-  ]),
   model('flux_2_dev', 'FLUX.2 [dev]', 'The open-weights FLUX.2 dev model: fast text-to-image at a lower price.', 'image', 'fal', STYLE.image, [
     t2i('flux-2-dev', fal('fal-ai/flux-2', { inputMap: { aspect_ratio: 'image_size' }, valueMap: { aspect_ratio: ASPECT_TO_FAL_SIZE } }), 30_000, { negative: false }),
-  ]),
-  model('nano_banana_pro', 'Nano Banana Pro', 'Google’s Gemini 3 Pro Image (“Nano Banana Pro”): text-to-image and multi-image editing with strong text rendering, up to 4K.', 'image', 'fal', STYLE.image, [
-    t2i('nano-banana-pro-text', fal('fal-ai/nano-banana-pro'), 60_000, { resolution: true }),
-    edit('nano-banana-pro-edit', fal('fal-ai/nano-banana-pro/edit'), 60_000, { maxImages: 14, resolution: true }),
-  ]),
-  model('gpt_image_2', 'GPT Image 2', 'OpenAI’s GPT image model: text-to-image and edits of uploaded images.', 'image', 'openai', STYLE.image, [
-    mode({
-      id: 'gpt-image-2-text', label: 'Text to image', category: 'text-to-image', outputs: IMAGES, engine: openai('image', 'gpt-image-2'), pricing: { ...perImage(50_000), multipliers: [{ field: 'quality', basisPoints: { low: 3_000, medium: 10_000, high: 25_000 } }] },
-      fields: [c.prompt({ maxLength: 32_000 }), f.select('size', 'Image size in pixels', ['1024x1024', '1536x1024', '1024x1536']), f.select('quality', 'Quality tier (higher costs more)', ['medium', 'low', 'high']), c.num_images(4)],
-    }),
-    mode({
-      id: 'gpt-image-2-edit', label: 'Edit image', category: 'image-to-image', outputs: IMAGES, engine: openai('image-edit', 'gpt-image-2'), pricing: { ...perImage(60_000), multipliers: [{ field: 'quality', basisPoints: { low: 3_000, medium: 10_000, high: 25_000 } }] },
-      fields: [c.prompt({ maxLength: 32_000, description: 'The change to make, in words' }), c.image_urls(16, 'Images to edit or combine (URLs)'), f.select('size', 'Image size in pixels', ['1024x1024', '1536x1024', '1024x1536']), f.select('quality', 'Quality tier (higher costs more)', ['medium', 'low', 'high']), c.num_images(4)],
-    }),
   ]),
   model('seedream_4', 'Seedream 4.0', 'ByteDance’s Seedream 4.0: text-to-image and multi-reference editing up to 4K.', 'image', 'fal', STYLE.image, [
     t2i('seedream-4-text', fal('fal-ai/bytedance/seedream/v4/text-to-image', { inputMap: { aspect_ratio: 'image_size' }, valueMap: { aspect_ratio: ASPECT_TO_FAL_SIZE } }), 30_000, { num: 6 }),
@@ -242,16 +228,8 @@ export const models: ModelDef[] = [
   ]),
 
   // ---------------- video ----------------
-  model('kling_v3_pro', 'Kling 3.0 Pro', 'Kuaishou’s Kling 3.0 Pro video model: cinematic clips from a prompt or from a first frame.', 'video', 'fal', STYLE.video, [
-    t2v('kling-v3-pro-text', fal('fal-ai/kling-video/v3/pro/text-to-video'), 112_000, [5, 10], { negative: true }),
-    i2v('kling-v3-pro-image', fal('fal-ai/kling-video/v3/pro/image-to-video'), 112_000, [5, 10]),
-  ]),
   model('veo_3_1', 'Veo 3.1', 'Google’s Veo 3.1: text-to-video with synchronised sound (dialogue, effects, ambience).', 'video', 'fal', STYLE.video, [
     t2v('veo-3-1', fal('fal-ai/veo3.1', { valueMap: { duration: { 4: '4s', 6: '6s', 8: '8s' } } }), 150_000, [8, 4, 6], { audio: true, resolutions: VIDEO_RES }),
-  ]),
-  model('seedance_2_0', 'Seedance 2.0', 'ByteDance’s Seedance 2.0 video model: multi-shot clips from a prompt or a first frame.', 'video', 'fal', STYLE.video, [
-    t2v('seedance-2-0-text', fal('fal-ai/bytedance/seedance/v2/text-to-video'), 60_000, [5, 10], { resolutions: VIDEO_RES }),
-    i2v('seedance-2-0-image', fal('fal-ai/bytedance/seedance/v2/image-to-video'), 60_000, [5, 10], { resolutions: VIDEO_RES }),
   ]),
   model('sora_2', 'Sora 2', 'OpenAI’s Sora 2: text-to-video with sound.', 'video', 'fal', STYLE.video, [
     t2v('sora-2', fal('fal-ai/sora-2/text-to-video'), 100_000, [4, 8, 12], { seed: false }),
@@ -286,18 +264,6 @@ export const models: ModelDef[] = [
     mode({
       id: 'elevenlabs-tts', label: 'Text to speech', category: 'text-to-speech', outputs: AUDIO, engine: fal('fal-ai/elevenlabs/tts/multilingual-v2'), pricing: per1kChars(100_000),
       fields: [c.text(5000), f.select('voice', 'Voice', ['Rachel', 'Aria', 'Roger', 'Sarah', 'Laura', 'Charlie', 'George', 'Callum', 'River', 'Liam']), f.number('stability', 'Voice stability: lower is more expressive', { min: 0, max: 1, default: 0.5 }), f.number('speed', 'Speaking speed', { min: 0.7, max: 1.2, default: 1 })],
-    }),
-  ]),
-  model('openai_tts', 'OpenAI TTS (gpt-4o-mini-tts)', 'OpenAI’s gpt-4o-mini-tts neural speech, steerable with plain-language instructions.', 'audio', 'openai', STYLE.speech, [
-    mode({
-      id: 'openai-tts', label: 'Text to speech', category: 'text-to-speech', outputs: AUDIO, engine: openai('speech', 'gpt-4o-mini-tts'), pricing: per1kChars(15_000),
-      fields: [
-        c.text(4096),
-        f.select('voice', 'Voice', ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer']),
-        f.text('instructions', 'How to speak (tone, accent, pace)', { maxLength: 1000 }),
-        f.select('format', 'Audio format', ['mp3', 'wav', 'flac', 'opus', 'aac']),
-        f.number('speed', 'Speaking speed', { min: 0.25, max: 4, default: 1 }),
-      ],
     }),
   ]),
   model('minimax_speech', 'MiniMax Speech-02 HD', 'MiniMax Speech-02 HD: expressive multilingual neural text-to-speech.', 'audio', 'fal', STYLE.speech, [
@@ -356,14 +322,8 @@ export const models: ModelDef[] = [
   model('gpt_5_4', 'GPT-5.4', 'OpenAI’s GPT-5.4 chat model: reasoning, writing and code.', 'llm', 'openai', STYLE.llm, [
     llm('gpt-5-4', openai('chat', 'gpt-5.4', { maxTokensParam: 'max_completion_tokens' }), 12_000, { maxTokens: 32_768 }),
   ]),
-  model('claude_sonnet_4_6', 'Claude Sonnet 4.6', 'Anthropic’s Claude Sonnet 4.6: careful writing, analysis and code.', 'llm', 'replicate', STYLE.llm, [
-    llm('claude-sonnet-4-6', replicate('anthropic/claude-sonnet-4.6', { output: 'text', inputMap: { system: 'system_prompt' } }), 15_000, { maxTokens: 64_000 }),
-  ]),
   model('gemini_3_1_pro', 'Gemini 3.1 Pro', 'Google’s Gemini 3.1 Pro: multimodal reasoning over text and images.', 'llm', 'replicate', STYLE.llm, [
     llm('gemini-3-1-pro', replicate('google/gemini-3.1-pro', { output: 'text', inputMap: { system: 'system_instruction', image_urls: 'images', max_tokens: 'max_output_tokens' } }), 10_000, { multimodal: true, maxTokens: 65_536 }),
-  ]),
-  model('deepseek_v3_2', 'DeepSeek V3.2', 'DeepSeek-V3.2: an open-weights mixture-of-experts model, strong at reasoning and code for its price.', 'llm', 'replicate', STYLE.llm, [
-    llm('deepseek-v3-2', replicate('deepseek-ai/deepseek-v3.2', { output: 'text', systemInPrompt: true }), 2_000),
   ]),
   model('llama_4_maverick', 'Llama 4 Maverick', 'Meta’s Llama 4 Maverick (17B active, 128 experts): an open-weights multilingual chat model.', 'llm', 'replicate', STYLE.llm, [
     llm('llama-4-maverick', replicate('meta/llama-4-maverick-instruct', { output: 'text', inputMap: { system: 'system_prompt' } }), 3_000),

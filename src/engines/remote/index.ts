@@ -1,19 +1,19 @@
 import type { Engine } from '../types.js';
 import { createComfyUIEngine } from './comfyui.js';
 import { createFalEngine } from './fal.js';
-import { createOpenAIEngine } from './openai.js';
+import { createOpenAIEngine, createOpenRouterEngine } from './openai.js';
 import { createReplicateEngine } from './replicate.js';
 import type { RemoteCommonSettings } from './settings.js';
 
 export { createComfyUIEngine, type ComfyUISettings } from './comfyui.js';
 export { createFalEngine, type FalSettings } from './fal.js';
-export { createOpenAIEngine, type OpenAISettings } from './openai.js';
+export { createOpenAIEngine, createOpenRouterEngine, type OpenAISettings } from './openai.js';
 export { createReplicateEngine, type ReplicateSettings } from './replicate.js';
 export type { RemoteCommonSettings } from './settings.js';
 export type { RetryPolicy } from './http.js';
 
 /** The engine ids catalog bindings use for remote providers. */
-export const REMOTE_ENGINE_IDS = ['openai', 'fal', 'replicate', 'comfyui'] as const;
+export const REMOTE_ENGINE_IDS = ['openai', 'fal', 'replicate', 'comfyui', 'openrouter'] as const;
 
 const val = (env: NodeJS.ProcessEnv, name: string) => {
   const v = env[name]?.trim();
@@ -25,6 +25,7 @@ const val = (env: NodeJS.ProcessEnv, name: string) => {
  * returned, unavailable with the reason ("set FAL_KEY …"), so the catalog can list its models as such.
  *
  *   OPENAI_API_KEY, OPENAI_BASE_URL   OpenAI, or any OpenAI-compatible server (Ollama, vLLM, llama.cpp)
+ *   OPENROUTER_API_KEY, OPENROUTER_BASE_URL   OpenRouter (the hosted catalog's LLMs), default https://openrouter.ai/api/v1
  *   FAL_KEY, FAL_BASE_URL, FAL_QUEUE_URL
  *   REPLICATE_API_TOKEN, REPLICATE_BASE_URL
  *   COMFYUI_URL
@@ -39,5 +40,6 @@ export function remoteEnginesFromEnv(env: NodeJS.ProcessEnv = process.env, commo
     createFalEngine({ ...shared, apiKey: val(env, 'FAL_KEY'), baseUrl: val(env, 'FAL_BASE_URL'), queueUrl: val(env, 'FAL_QUEUE_URL') }),
     createReplicateEngine({ ...shared, apiToken: val(env, 'REPLICATE_API_TOKEN'), baseUrl: val(env, 'REPLICATE_BASE_URL') }),
     createComfyUIEngine({ ...shared, baseUrl: val(env, 'COMFYUI_URL') }),
+    createOpenRouterEngine({ ...shared, apiKey: val(env, 'OPENROUTER_API_KEY'), baseUrl: val(env, 'OPENROUTER_BASE_URL') }),
   ];
 }

@@ -15,13 +15,22 @@ export interface InputMapping {
   valueMap?: Record<string, Record<string, unknown>>;
   /** For models with no system-prompt input: put `system` before `prompt` instead of dropping it. */
   systemInPrompt?: boolean;
+  /**
+   * Provider objects built from flat fields: `{ image_size: { when: "Custom", fields: ["width", "height"] } }`
+   * sends `image_size: { width, height }` when image_size is "Custom"; without `when` the object is always
+   * built (from the fields given). `fields` is a list, or a map of our name → the provider's key.
+   */
+  objectFrom?: Record<string, { when?: unknown; fields: string[] | Record<string, string> }>;
+  /** List fields whose provider parameter takes one value: the first item is sent. */
+  firstOf?: string[];
 }
 
 /** Which kind of media a conventional field name holds (api-decisions.md "Input field names"). */
 export function mediaFieldKind(name: string): FetchMediaOptions['accept'] | undefined {
-  if (/(^|_)image_urls?$/.test(name) || name === 'mask_url') return 'image';
-  if (/(^|_)audio_urls?$/.test(name)) return 'audio';
-  if (/(^|_)video_urls?$/.test(name)) return 'video';
+  // snake_case (image_url, reference_video_urls) and the hosted catalog's camelCase (audioUrl, maskVideoUrl, uploadedImages).
+  if (/(^|_)image_urls?$/.test(name) || /(^|[a-z])ImageUrls?$|^imageUrls?$|^uploadedImages$/.test(name) || name === 'mask_url') return 'image';
+  if (/(^|_)audio_urls?$/.test(name) || /(^|[a-z])AudioUrls?$|^audioUrls?$/.test(name)) return 'audio';
+  if (/(^|_)video_urls?$/.test(name) || /(^|[a-z])VideoUrls?$|^videoUrls?$/.test(name)) return 'video';
   return undefined;
 }
 
@@ -59,7 +68,24 @@ export function mapInput(source: Record<string, unknown>, m: InputMapping): Reco
     input = { ...rest, prompt: `${system}\n\n${String(source.prompt ?? '')}` };
   }
   const out: Record<string, unknown> = { ...(m.params ?? {}) };
-  for (const [k, v] of Object.entries(input)) {
+  const folded = new Set<string>();
+  for (const [target, spec] of Object.entries(m.objectFrom ?? {})) {
+    if (spec.when !== undefined && input[target] !== spec.when) {
+      for (const f of Array.isArray(spec.fields) ? spec.fields : Object.keys(spec.fields)) folded.add(f);
+      continue;
+    }
+    const pairs = Array.isArray(spec.fields) ? spec.fields.map((f) => [f, f] as const) : Object.entries(spec.fields);
+    const o: Record<string, unknown> = {};
+    for (const [ours, theirs] of pairs) {
+      folded.add(ours);
+      if (input[ours] !== undefined && input[ours] !== null) o[theirs] = input[ours];
+    }
+    folded.add(target);
+    if (Object.keys(o).length) out[target] = o;
+  }
+  for (const [k, raw] of Object.entries(input)) {
+    if (folded.has(k)) continue;
+    const v = m.firstOf?.includes(k) && Array.isArray(raw) ? raw[0] : raw;
     if (v === undefined || v === null) continue;
     const target = m.inputMap && k in m.inputMap ? m.inputMap[k] : k;
     if (target === null || target === undefined) continue;
@@ -83,6 +109,8 @@ export function mappingFrom(options: Record<string, unknown>): InputMapping {
     inputMap: isRecord(options.inputMap) ? (options.inputMap as Record<string, string | null>) : undefined,
     valueMap: isRecord(options.valueMap) ? (options.valueMap as Record<string, Record<string, unknown>>) : undefined,
     systemInPrompt: options.systemInPrompt === true,
+    objectFrom: isRecord(options.objectFrom) ? (options.objectFrom as InputMapping['objectFrom']) : undefined,
+    firstOf: Array.isArray(options.firstOf) ? (options.firstOf as string[]) : undefined,
   };
 }
 

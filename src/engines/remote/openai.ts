@@ -28,12 +28,27 @@ const REQUIREMENTS = ['OPENAI_API_KEY (api.openai.com), or OPENAI_BASE_URL for a
 type Operation = 'chat' | 'image' | 'image-edit' | 'speech' | 'transcription';
 const OPERATIONS: Operation[] = ['chat', 'image', 'image-edit', 'speech', 'transcription'];
 
-export function createOpenAIEngine(s: OpenAISettings): Engine & Partial<BindingAvailability> {
+export const OPENROUTER_DEFAULT_BASE_URL = 'https://openrouter.ai/api/v1';
+const OPENROUTER_REQUIREMENTS = ['OPENROUTER_API_KEY (optional OPENROUTER_BASE_URL, default https://openrouter.ai/api/v1)'];
+
+/**
+ * OpenRouter: the same OpenAI-compatible protocol, configured on its own (OPENROUTER_API_KEY,
+ * OPENROUTER_BASE_URL) under engine id `openrouter`, so the hosted catalog's LLMs (provider type
+ * `openrouter`) and OpenAI's own models can both be configured at once.
+ */
+export function createOpenRouterEngine(s: OpenAISettings): Engine & Partial<BindingAvailability> {
+  if (!s.apiKey) return unconfiguredEngine('openrouter', OPENROUTER_REQUIREMENTS, 'set OPENROUTER_API_KEY to run the hosted catalog’s language models on OpenRouter');
+  return createOpenAIEngine({ ...s, baseUrl: s.baseUrl || OPENROUTER_DEFAULT_BASE_URL }, { id: 'openrouter', requirements: OPENROUTER_REQUIREMENTS, label: 'OpenRouter', credentialHint: 'OPENROUTER_API_KEY' });
+}
+
+interface Flavour { id: string; requirements: string[]; label?: string; credentialHint: string }
+
+export function createOpenAIEngine(s: OpenAISettings, flavour: Flavour = { id: 'openai', requirements: REQUIREMENTS, credentialHint: 'OPENAI_API_KEY' }): Engine & Partial<BindingAvailability> {
   if (!s.apiKey && !s.baseUrl) {
     return unconfiguredEngine('openai', REQUIREMENTS, 'set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server (Ollama, vLLM, llama.cpp)');
   }
   const common = resolveCommon(s);
-  const client = clientFor(s.baseUrl || OPENAI_DEFAULT_BASE_URL, s.apiKey, s);
+  const client = clientFor(s.baseUrl || OPENAI_DEFAULT_BASE_URL, s.apiKey, s, flavour);
   // A binding may name its own server (an operator's Ollama beside api.openai.com). It gets no API key:
   // the configured key belongs to the configured server and must not travel anywhere else.
   const others = new Map<string, ProviderClient>();
@@ -42,7 +57,7 @@ export function createOpenAIEngine(s: OpenAISettings): Engine & Partial<BindingA
     if (url === undefined || url === s.baseUrl) return client;
     if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new EngineError('openai binding: options.baseUrl must be an http(s) URL');
     let c = others.get(url);
-    if (!c) others.set(url, (c = clientFor(url, undefined, s)));
+    if (!c) others.set(url, (c = clientFor(url, undefined, s, flavour)));
     return c;
   };
 
@@ -50,8 +65,8 @@ export function createOpenAIEngine(s: OpenAISettings): Engine & Partial<BindingA
   let served: ListResult | undefined;
   let listing: Promise<Availability> | undefined;
   return {
-    id: 'openai',
-    requirements: REQUIREMENTS,
+    id: flavour.id,
+    requirements: flavour.requirements,
     availability() {
       listing ??= (async () => {
         served = await fetchNameList(client, 'models', openAIModelIds);
@@ -92,14 +107,14 @@ export function createOpenAIEngine(s: OpenAISettings): Engine & Partial<BindingA
   };
 }
 
-function clientFor(baseUrl: string, apiKey: string | undefined, s: OpenAISettings): ProviderClient {
+function clientFor(baseUrl: string, apiKey: string | undefined, s: OpenAISettings, flavour: Flavour): ProviderClient {
   const host = new URL(baseUrl).host;
   return new ProviderClient({
-    label: host === 'api.openai.com' ? 'OpenAI' : `OpenAI-compatible server (${host})`,
+    label: flavour.label ?? (host === 'api.openai.com' ? 'OpenAI' : `OpenAI-compatible server (${host})`),
     baseUrl,
     headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
     secrets: apiKey ? [apiKey] : [],
-    credentialHint: 'OPENAI_API_KEY',
+    credentialHint: flavour.credentialHint,
     retry: s.retry,
   });
 }
@@ -107,7 +122,39 @@ function clientFor(baseUrl: string, apiKey: string | undefined, s: OpenAISetting
 const params = (o: Record<string, unknown>) => (isRecord(o.params) ? o.params : {});
 const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
 
-type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+type ContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string } }
+  | { type: 'file'; file: { filename: string; file_data: string } }
+  | { type: 'input_audio'; input_audio: { data: string; format: string } }
+  | { type: 'video_url'; video_url: { url: string } };
+
+/** Sampling inputs of the hosted LLMs that the OpenAI-compatible chat body takes under the same names. */
+const HOSTED_SAMPLING = ['top_p', 'top_k', 'frequency_penalty', 'presence_penalty', 'repetition_penalty', 'min_p', 'top_a'];
+
+/** The hosted LLM inputs beyond prompt and images: PDFs, audio and video parts, sampling, stop, JSON mode, reasoning. */
+async function hostedChatExtras(input: Record<string, unknown>, ctx: EngineContext): Promise<{ parts: ContentPart[]; body: Record<string, unknown> }> {
+  const parts: ContentPart[] = [];
+  const urls = (v: unknown) => (Array.isArray(v) ? v.filter((u): u is string => typeof u === 'string' && u !== '') : []);
+  for (const [i, u] of urls(input.file_urls).entries()) {
+    const m = await ctx.fetchMedia(u, { accept: 'any' });
+    parts.push({ type: 'file', file: { filename: `document-${i + 1}.pdf`, file_data: `data:${m.contentType};base64,${m.bytes.toString('base64')}` } });
+  }
+  for (const u of urls(input.audio_urls)) {
+    const m = await ctx.fetchMedia(u, { accept: 'audio' });
+    parts.push({ type: 'input_audio', input_audio: { data: m.bytes.toString('base64'), format: m.contentType.split('/')[1]?.replace('mpeg', 'mp3') ?? 'wav' } });
+  }
+  for (const u of urls(input.video_urls)) {
+    const m = await ctx.fetchMedia(u, { accept: 'video' });
+    parts.push({ type: 'video_url', video_url: { url: `data:${m.contentType};base64,${m.bytes.toString('base64')}` } });
+  }
+  const body: Record<string, unknown> = {};
+  for (const k of HOSTED_SAMPLING) if (num(input[k]) !== undefined) body[k] = input[k];
+  if (typeof input.stop === 'string' && input.stop) body.stop = input.stop.split(',').map((x) => x.trim()).filter(Boolean).slice(0, 4);
+  if (input.response_format === true) body.response_format = { type: 'json_object' };
+  if (input.reasoning === true) body.reasoning = { enabled: true };
+  return { parts, body };
+}
 
 async function chat(client: ProviderClient, req: ExecuteRequest, ctx: EngineContext, scope: RunScope): Promise<EngineOutputs> {
   const { input, options } = req;
@@ -115,12 +162,13 @@ async function chat(client: ProviderClient, req: ExecuteRequest, ctx: EngineCont
   const prompt = String(input.prompt ?? input.text ?? '');
   const media = await resolveMediaFields({ image_url: input.image_url, image_urls: input.image_urls }, ctx);
   const images = [media.image_url, ...(Array.isArray(media.image_urls) ? media.image_urls : [])].filter((x): x is string => typeof x === 'string' && x !== '');
+  // The hosted catalog's LLMs (binding option hostedChat) also take PDFs, audio, video and sampling inputs.
+  const extras = options.hostedChat === true ? await hostedChatExtras(input, ctx) : { parts: [], body: {} };
   const messages: Array<{ role: string; content: string | ContentPart[] }> = [];
-  if (typeof input.system === 'string' && input.system) messages.push({ role: 'system', content: input.system });
-  messages.push({
-    role: 'user',
-    content: images.length ? [{ type: 'text', text: prompt }, ...images.map((url): ContentPart => ({ type: 'image_url', image_url: { url } }))] : prompt,
-  });
+  const system = typeof input.system === 'string' && input.system ? input.system : typeof input.system_prompt === 'string' && input.system_prompt ? input.system_prompt : undefined;
+  if (system) messages.push({ role: 'system', content: system });
+  const parts: ContentPart[] = [...images.map((url): ContentPart => ({ type: 'image_url', image_url: { url } })), ...extras.parts];
+  messages.push({ role: 'user', content: parts.length ? [{ type: 'text', text: prompt }, ...parts] : prompt });
   const maxTokens = num(input.max_tokens);
   const stream = options.stream !== false;
   // Newer OpenAI models take max_completion_tokens; compatible servers still read max_tokens.
@@ -132,6 +180,7 @@ async function chat(client: ProviderClient, req: ExecuteRequest, ctx: EngineCont
     ...(maxTokens !== undefined ? { [maxParam]: maxTokens } : {}),
     ...(num(input.temperature) !== undefined ? { temperature: input.temperature } : {}),
     ...(num(input.seed) !== undefined ? { seed: input.seed } : {}),
+    ...extras.body,
     ...params(options),
   };
 
@@ -180,15 +229,38 @@ async function chat(client: ProviderClient, req: ExecuteRequest, ctx: EngineCont
 
 interface ImageData { b64_json?: string; url?: string; revised_prompt?: string }
 
+/**
+ * A binding's translation of image inputs: `valueMap` (hosted "High" → "high"), `sizeFrom` ("Custom" size from
+ * width and height fields → "WxH"), `passThrough` (fields sent as they are) and `imageFields` (more input image lists).
+ */
+function imageInput(input: Record<string, unknown>, options: Record<string, unknown>): { input: Record<string, unknown>; extra: Record<string, unknown> } {
+  const table = isRecord(options.valueMap) ? (options.valueMap as Record<string, Record<string, unknown>>) : {};
+  const out: Record<string, unknown> = { ...input };
+  for (const [k, map] of Object.entries(table)) {
+    const v = out[k];
+    if ((typeof v === 'string' || typeof v === 'number') && String(v) in map) out[k] = map[String(v)];
+  }
+  const sizeFrom = isRecord(options.sizeFrom) ? options.sizeFrom : undefined;
+  if (sizeFrom && input.size === sizeFrom.when) {
+    const w = num(input[String(sizeFrom.width)]);
+    const h = num(input[String(sizeFrom.height)]);
+    out.size = w !== undefined && h !== undefined ? `${w}x${h}` : undefined;
+  }
+  const extra: Record<string, unknown> = {};
+  for (const k of Array.isArray(options.passThrough) ? (options.passThrough as string[]) : []) if (out[k] !== undefined && out[k] !== null && out[k] !== '') extra[k] = out[k];
+  return { input: out, extra };
+}
+
 async function images(client: ProviderClient, common: ResolvedCommon, req: ExecuteRequest, ctx: EngineContext, scope: RunScope, edit: boolean): Promise<EngineOutputs> {
-  const { input, options } = req;
+  const { options } = req;
+  const { input, extra } = imageInput(req.input, options);
   const model = stringOption(options, 'model', 'openai');
   const n = num(input.num_images) ?? num(input.n) ?? 1;
   const size = typeof input.size === 'string' ? input.size : typeof options.size === 'string' ? options.size : undefined;
   const quality = typeof input.quality === 'string' ? input.quality : undefined;
   let res;
   if (!edit) {
-    const body = { model, prompt: String(input.prompt ?? ''), n, ...(size ? { size } : {}), ...(quality ? { quality } : {}), ...params(options) };
+    const body = { model, prompt: String(input.prompt ?? ''), n, ...(size ? { size } : {}), ...(quality ? { quality } : {}), ...extra, ...params(options) };
     res = await client.request('images/generations', { json: body, signal: scope.signal, deadline: scope.deadline });
   } else {
     const form = new FormData();
@@ -197,8 +269,9 @@ async function images(client: ProviderClient, common: ResolvedCommon, req: Execu
     form.set('n', String(n));
     if (size) form.set('size', size);
     if (quality) form.set('quality', quality);
-    for (const [k, v] of Object.entries(params(options))) form.set(k, String(v));
-    const urls = [input.image_url, ...(Array.isArray(input.image_urls) ? input.image_urls : [])].filter((u): u is string => typeof u === 'string' && u !== '');
+    for (const [k, v] of Object.entries({ ...extra, ...params(options) })) form.set(k, String(v));
+    const more = (Array.isArray(options.imageFields) ? (options.imageFields as string[]) : []).flatMap((f) => (Array.isArray(input[f]) ? (input[f] as unknown[]) : [input[f]]));
+    const urls = [input.image_url, ...(Array.isArray(input.image_urls) ? input.image_urls : []), ...more].filter((u): u is string => typeof u === 'string' && u !== '');
     if (urls.length === 0) throw new EngineInputError('image editing needs image_url or image_urls');
     for (const [i, u] of urls.entries()) {
       const m = await ctx.fetchMedia(u, { accept: 'image' });

@@ -32,7 +32,7 @@ export function assertCatalogMatchesEngines(models: ModelDef[], engines: Engine[
       }
       const p = mode.pricing;
       if (p.kind === 'flat') assert.ok(Number.isInteger(p.microcredits) && p.microcredits > 0);
-      else {
+      else if (p.kind === 'per_unit') {
         assert.ok(Number.isInteger(p.microcreditsPerUnit) && p.microcreditsPerUnit > 0);
         if (p.inputField) assert.ok(names.includes(p.inputField), `${mode.subModelId}: pricing field ${p.inputField} exists`);
       }

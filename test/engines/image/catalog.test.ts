@@ -40,7 +40,7 @@ describe('local image and lipsync catalog entries', () => {
         assert.ok(mode.outputs.some((o) => o.name === 'result' || o.name === 'output'));
         assert.ok(mode.timeoutSeconds && mode.timeoutSeconds > 0);
         const p = mode.pricing;
-        const cost = p.kind === 'flat' ? p.microcredits : p.microcreditsPerUnit;
+        const cost = p.kind === 'flat' ? p.microcredits : p.kind === 'per_unit' ? p.microcreditsPerUnit : 0;
         assert.ok(cost >= 500 && cost <= 20_000, `${mode.subModelId} price ${cost}`);
         for (const x of mode.fields) {
           if (x.options && x.default !== undefined) assert.ok(x.options.includes(x.default as string), `${x.name} default is an option`);

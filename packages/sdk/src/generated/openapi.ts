@@ -857,7 +857,7 @@ export interface components {
             nodeType: string;
             subModelId: string | null;
             unit: string;
-            /** @description flat { microcredits } or per_unit { unit, microcreditsPerUnit, inputField?, defaultQuantity?, minimum? }, with optional multipliers [{ field, basisPoints }] */
+            /** @description flat { microcredits } or per_unit { unit, microcreditsPerUnit, inputField?, defaultQuantity?, minimum? }, with optional multipliers [{ field, basisPoints }]; or, for the hosted catalog's models, hosted { unit (the hosted cost type), cost (the hosted cost rule), assume? } */
             rule: {
                 [key: string]: unknown;
             };
