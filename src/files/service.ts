@@ -7,6 +7,7 @@ import { newId } from '../ids.js';
 import type { FileOutput } from '../engines/types.js';
 import { BlobMissingError, type BlobStore } from './blobStore.js';
 import { signPath, verifySignedPath } from './signing.js';
+import { contentDisposition } from './servePolicy.js';
 
 export interface FileRecord {
   id: string;
@@ -133,8 +134,8 @@ export class FileService {
     let ttl = this.opts.redirectTtlSeconds ?? 300;
     if (file.expiresAt) ttl = Math.min(ttl, Math.floor((file.expiresAt.getTime() - Date.now()) / 1000));
     if (ttl < 1) return undefined;
-    const disposition = file.filename ? `inline; filename="${file.filename.replace(/[^\x20-\x7e]|["\\]/g, '_')}"` : undefined;
-    return this.blobs.directUrl(file.sha256, { expiresInSeconds: ttl, contentType: file.contentType, ...(disposition ? { contentDisposition: disposition } : {}) });
+    // The object store's origin is not the app's, and its presigned answer cannot carry our CSP: active types still download.
+    return this.blobs.directUrl(file.sha256, { expiresInSeconds: ttl, contentType: file.contentType, contentDisposition: contentDisposition(file.contentType, file.filename) });
   }
 
   /**

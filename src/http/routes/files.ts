@@ -4,6 +4,7 @@ import type { Services } from '../../services.js';
 import type { TypedApp } from '../schemas/common.js';
 import { AppError } from '../../errors.js';
 import { Readable } from 'node:stream';
+import { contentDisposition, FILE_SECURITY_HEADERS } from '../../files/servePolicy.js';
 
 /** Parses a single `bytes=a-b` range against a size; undefined for no/unsupported range, null if unsatisfiable. */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | undefined | null {
@@ -40,8 +41,9 @@ export async function fileRoutes(app: TypedApp, { services }: { services: Servic
       querystring: Type.Object({ exp: Type.Optional(Type.String({ maxLength: 20 })), sig: Type.Optional(Type.String({ maxLength: 100 })) }),
     },
   }, async (req, reply) => {
-    // Stored bytes are served with the type they were stored under; a browser must not guess another (e.g. HTML).
-    reply.header('X-Content-Type-Options', 'nosniff');
+    // Stored bytes never run as active content on this origin (src/files/servePolicy.ts): a sandboxing CSP,
+    // no type sniffing, and anything but passive media as an attachment.
+    reply.headers(FILE_SECURITY_HEADERS);
     const { fileId } = req.params;
     const { exp, sig } = req.query;
     let file;
@@ -67,7 +69,7 @@ export async function fileRoutes(app: TypedApp, { services }: { services: Servic
     reply.header('Cache-Control', 'private, max-age=3600');
     reply.header('ETag', `"${file.sha256}"`);
     reply.type(file.contentType);
-    if (file.filename) reply.header('Content-Disposition', `inline; filename="${file.filename.replace(/["\\\r\n]/g, '_')}"`);
+    reply.header('Content-Disposition', contentDisposition(file.contentType, file.filename));
     if (range) {
       // The store reads only these bytes (S3: a ranged GET); HEAD reads none (Fastify would drain a real stream).
       const body = req.method === 'HEAD' ? Readable.from([]) : await services.files.open(file, range);

@@ -11,6 +11,7 @@ import { REQUEST_FIELD_TYPES } from '../../workflows/record.js';
 import { workflowRunView } from '../../workflows/runView.js';
 import { actingPrincipal, pageContext, sendHtml, signedIn } from '../context.js';
 import { editorPage } from '../views/editor.js';
+import { scriptCapable } from '../../files/servePolicy.js';
 
 const json = { web: 'json' as const };
 const Graph = {
@@ -131,6 +132,8 @@ export async function editorRoutes(app: FastifyInstance, { services }: { service
       if (!MEDIA_TYPES.test(type) || !Buffer.isBuffer(req.body) || req.body.length === 0) {
         throw new AppError('VALIDATION_ERROR', 'upload an image, audio or video file', { details: [{ path: 'body', message: 'must be an image, audio or video file' }] });
       }
+      // SVG (and any XML-based image) can carry script: never stored from an upload (src/files/servePolicy.ts).
+      if (scriptCapable(type)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', `${type} files can carry script and are not accepted; upload a PNG, JPEG, WebP or GIF instead`);
       const name = typeof req.headers['x-file-name'] === 'string' ? req.headers['x-file-name'].replace(/[^\w.\- ]+/g, '_').slice(0, 200) : undefined;
       const file = await services.files.save(services.db.pool, acct(req), { kind: 'file', data: req.body, contentType: type, filename: name }, null);
       return reply.code(201).send({ url: (await services.files.view(file)).url });
