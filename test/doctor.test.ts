@@ -141,10 +141,11 @@ test('each check fires on its own deliberate corruption, and exit code is 1', as
   assert.equal(cli.code, 1, cli.stderr);
   assert.match(cli.stdout, /FAIL +ledger sums +1 finding/);
   assert.match(cli.stdout, /FAIL +stuck runs +2 findings/);
+  assert.match(cli.stdout, /FAIL +webhook circuits +1 finding/);
   assert.match(cli.stdout, /9 problems found\.$/m);
   const json = await runCli(['doctor', '--json', '--stuck-after', '60'], env);
   assert.equal(json.code, 1);
-  assert.equal(JSON.parse(json.stdout).findings.length, 8);
+  assert.equal(JSON.parse(json.stdout).findings.length, 9);
   const bad = await runCli(['doctor', '--stuck-after', 'soon'], env);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--stuck-after must be a whole number/);
