@@ -65,10 +65,21 @@ export interface Config {
   streamKeyCheckMs: number;
   /** Limits of engine child processes (src/execution/limits.ts). */
   engineLimits: ExecutionLimits;
+  /** What one account may store, how fast it may upload, and the free space the artifact store leaves alone (src/files/service.ts). */
+  storage: StorageLimits;
   /** The API's sockets (src/http/connections.ts): time-outs that end slow or idle connections, and a cap per client address. */
   http: HttpLimits;
   /** Test-only engines and models (ATELIER_TEST_ENGINES_MODULE); never set in production. */
   testEnginesModule: string | undefined;
+}
+
+export interface StorageLimits {
+  /** Bytes of live files one account may hold (ATELIER_STORAGE_QUOTA_MB; 0 = no quota). */
+  quotaBytes: number;
+  /** Uploads (files stored outside a run) one account may make per minute (ATELIER_UPLOADS_PER_MINUTE; 0 = no limit). */
+  uploadsPerMinute: number;
+  /** Free space of the local artifact store's filesystem that is never used for artifacts (ATELIER_DISK_RESERVE_MB; 0 = none). */
+  reserveBytes: number;
 }
 
 export interface HttpLimits {
@@ -168,6 +179,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     streamsPerKey: intFrom(env, 'ATELIER_STREAMS_PER_KEY', 25, 1, 10_000),
     streamKeyCheckMs: intFrom(env, 'ATELIER_STREAM_KEY_CHECK_MS', 2000, 50, 60_000),
     testEnginesModule: env.ATELIER_TEST_ENGINES_MODULE || undefined,
+    storage: {
+      quotaBytes: intFrom(env, 'ATELIER_STORAGE_QUOTA_MB', 10_240, 0, 100_000_000) * 1024 * 1024,
+      uploadsPerMinute: intFrom(env, 'ATELIER_UPLOADS_PER_MINUTE', 30, 0, 1_000_000),
+      // Kept free for PostgreSQL (it shares DATA_DIR by default) and the rest of the machine: see docs/deploy.md.
+      reserveBytes: intFrom(env, 'ATELIER_DISK_RESERVE_MB', 1024, 0, 100_000_000) * 1024 * 1024,
+    },
     http: httpLimitsFrom(env, parseTrustProxy(env.ATELIER_TRUST_PROXY) !== false),
     modelSmokeAtStart: smokeSetting(env.ATELIER_MODEL_SMOKE_AT_START),
   };

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
-import type { TypedApp } from '../schemas/common.js';
+import { withErrors, type TypedApp } from '../schemas/common.js';
+import { principalOf } from '../plugins/auth.js';
 import { AppError } from '../../errors.js';
 import { Readable } from 'node:stream';
 import { contentDisposition, FILE_SECURITY_HEADERS } from '../../files/servePolicy.js';
@@ -27,7 +28,7 @@ export function parseRange(header: string | undefined, size: number): { start: n
 }
 
 /**
- * Artifact downloads: to the owner's API key, or to anyone with a valid signed URL. Supports single byte
+ * Artifact downloads and deletion. Downloads: to the owner's API key, or to anyone with a valid signed URL. Supports single byte
  * ranges so audio and video seek in players.
  */
 export async function fileRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
@@ -81,5 +82,18 @@ export async function fileRoutes(app: TypedApp, { services }: { services: Servic
     const body = req.method === 'HEAD' ? Readable.from([]) : await services.files.open(file);
     reply.header('Content-Length', String(file.bytes));
     return reply.send(body);
+  });
+
+  // Uploads and outputs count against the account's storage quota until they expire; deleting one frees its room now.
+  app.delete('/v1/files/:fileId', {
+    schema: {
+      tags: ['files'], summary: 'Delete an artifact',
+      description: 'Deletes one of the account\'s files (an upload or a run output): its signed URLs stop working and its bytes stop counting against the account\'s storage quota (ATELIER_STORAGE_QUOTA_MB). Another account\'s file is 404.',
+      params: Type.Object({ fileId: Type.String({ maxLength: 100 }) }),
+      response: withErrors({ 204: Type.Null() }, [404]),
+    },
+  }, async (req, reply) => {
+    await services.files.remove(principalOf(req).accountId, req.params.fileId);
+    return reply.code(204).send();
   });
 }

@@ -136,7 +136,13 @@ export async function editorRoutes(app: FastifyInstance, { services }: { service
       if (scriptCapable(type)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', `${type} files can carry script and are not accepted; upload a PNG, JPEG, WebP or GIF instead`);
       const name = typeof req.headers['x-file-name'] === 'string' ? req.headers['x-file-name'].replace(/[^\w.\- ]+/g, '_').slice(0, 200) : undefined;
       const file = await services.files.save(services.db.pool, acct(req), { kind: 'file', data: req.body, contentType: type, filename: name }, null);
-      return reply.code(201).send({ url: (await services.files.view(file)).url });
+      return reply.code(201).send({ id: file.id, url: (await services.files.view(file)).url });
     });
+  });
+
+  // An upload the form no longer needs: deleted, so it stops counting against the account's storage quota.
+  app.delete('/editor/files/:fileId', { config: json }, async (req, reply) => {
+    await services.files.remove(acct(req), (req.params as { fileId: string }).fileId);
+    return reply.code(204).send();
   });
 }
