@@ -90,7 +90,7 @@ export interface HttpLimits {
   /** An idle kept-alive connection is closed after this (ATELIER_HTTP_KEEP_ALIVE_TIMEOUT_MS). */
   keepAliveTimeoutMs: number;
   /**
-   * Open connections one peer address may hold (ATELIER_CONNECTIONS_PER_ADDRESS; 0 = no cap). Default 256,
+   * Open connections one peer address may hold (ATELIER_CONNECTIONS_PER_ADDRESS; 0 = no cap). Default 1024 (a busy client may open hundreds at once; keep the process's descriptor limit well above it),
    * or no cap when ATELIER_TRUST_PROXY is set (every connection then comes from the proxies, which limit clients).
    */
   connectionsPerAddress: number;
@@ -107,7 +107,7 @@ function httpLimitsFrom(env: NodeJS.ProcessEnv, behindProxy: boolean): HttpLimit
     headersTimeoutMs, requestTimeoutMs,
     // Longer than the idle time-outs of common load balancers (60 s), so they close first, not us mid-request.
     keepAliveTimeoutMs: intFrom(env, 'ATELIER_HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 500, 3_600_000),
-    connectionsPerAddress: intFrom(env, 'ATELIER_CONNECTIONS_PER_ADDRESS', behindProxy ? 0 : 256, 0, 1_000_000),
+    connectionsPerAddress: intFrom(env, 'ATELIER_CONNECTIONS_PER_ADDRESS', behindProxy ? 0 : 1024, 0, 1_000_000),
   };
 }
 

@@ -17,7 +17,7 @@ before(async () => {
 after(async () => srv?.close());
 
 test('the time-outs reach Node: headers, whole request, how often they are checked', () => {
-  assert.deepEqual(nodeServerOptions({ headersTimeoutMs: 20_000, requestTimeoutMs: 300_000, keepAliveTimeoutMs: 72_000, connectionsPerAddress: 256 }),
+  assert.deepEqual(nodeServerOptions({ headersTimeoutMs: 20_000, requestTimeoutMs: 300_000, keepAliveTimeoutMs: 72_000, connectionsPerAddress: 1024 }),
     { headersTimeout: 20_000, requestTimeout: 300_000, connectionsCheckingInterval: 5000 });
   const server = srv.app.server;
   assert.equal(server.headersTimeout, 1500);
