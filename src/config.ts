@@ -67,11 +67,51 @@ export interface Config {
   streamKeyCheckMs: number;
   /** Limits of engine child processes (src/execution/limits.ts). */
   engineLimits: ExecutionLimits;
+  /** What one account may store, how fast it may upload, and the free space the artifact store leaves alone (src/files/service.ts). */
+  storage: StorageLimits;
+  /** The API's sockets (src/http/connections.ts): time-outs that end slow or idle connections, and a cap per client address. */
+  http: HttpLimits;
   /** Test-only engines and models (ATELIER_TEST_ENGINES_MODULE); never set in production. */
   testEnginesModule: string | undefined;
 }
 
+export interface StorageLimits {
+  /** Bytes of live files one account may hold (ATELIER_STORAGE_QUOTA_MB; 0 = no quota). */
+  quotaBytes: number;
+  /** Uploads (files stored outside a run) one account may make per minute (ATELIER_UPLOADS_PER_MINUTE; 0 = no limit). */
+  uploadsPerMinute: number;
+  /** Free space of the local artifact store's filesystem that is never used for artifacts (ATELIER_DISK_RESERVE_MB; 0 = none). */
+  reserveBytes: number;
+}
+
+export interface HttpLimits {
+  /** A request's headers must arrive within this (ATELIER_HTTP_HEADERS_TIMEOUT_MS). */
+  headersTimeoutMs: number;
+  /** A whole request (headers and body) must arrive within this (ATELIER_HTTP_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
+  /** An idle kept-alive connection is closed after this (ATELIER_HTTP_KEEP_ALIVE_TIMEOUT_MS). */
+  keepAliveTimeoutMs: number;
+  /**
+   * Open connections one peer address may hold (ATELIER_CONNECTIONS_PER_ADDRESS; 0 = no cap). Default 1024 (a busy client may open hundreds at once; keep the process's descriptor limit well above it),
+   * or no cap when ATELIER_TRUST_PROXY is set (every connection then comes from the proxies, which limit clients).
+   */
+  connectionsPerAddress: number;
+}
+
 export class ConfigError extends Error {}
+
+function httpLimitsFrom(env: NodeJS.ProcessEnv, behindProxy: boolean): HttpLimits {
+  const headersTimeoutMs = intFrom(env, 'ATELIER_HTTP_HEADERS_TIMEOUT_MS', 20_000, 500, 600_000);
+  const requestTimeoutMs = intFrom(env, 'ATELIER_HTTP_REQUEST_TIMEOUT_MS', 300_000, 500, 3_600_000);
+  // Node refuses a headers time-out longer than the request's (the request's includes its headers).
+  if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError('ATELIER_HTTP_HEADERS_TIMEOUT_MS must not exceed ATELIER_HTTP_REQUEST_TIMEOUT_MS');
+  return {
+    headersTimeoutMs, requestTimeoutMs,
+    // Longer than the idle time-outs of common load balancers (60 s), so they close first, not us mid-request.
+    keepAliveTimeoutMs: intFrom(env, 'ATELIER_HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 500, 3_600_000),
+    connectionsPerAddress: intFrom(env, 'ATELIER_CONNECTIONS_PER_ADDRESS', behindProxy ? 0 : 1024, 0, 1_000_000),
+  };
+}
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -142,6 +182,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     streamsPerKey: intFrom(env, 'ATELIER_STREAMS_PER_KEY', 25, 1, 10_000),
     streamKeyCheckMs: intFrom(env, 'ATELIER_STREAM_KEY_CHECK_MS', 2000, 50, 60_000),
     testEnginesModule: env.ATELIER_TEST_ENGINES_MODULE || undefined,
+    storage: {
+      quotaBytes: intFrom(env, 'ATELIER_STORAGE_QUOTA_MB', 10_240, 0, 100_000_000) * 1024 * 1024,
+      uploadsPerMinute: intFrom(env, 'ATELIER_UPLOADS_PER_MINUTE', 30, 0, 1_000_000),
+      // Kept free for PostgreSQL (it shares DATA_DIR by default) and the rest of the machine: see docs/deploy.md.
+      reserveBytes: intFrom(env, 'ATELIER_DISK_RESERVE_MB', 1024, 0, 100_000_000) * 1024 * 1024,
+    },
+    http: httpLimitsFrom(env, parseTrustProxy(env.ATELIER_TRUST_PROXY) !== false),
     modelSmokeAtStart: smokeSetting(env.ATELIER_MODEL_SMOKE_AT_START),
   };
 }

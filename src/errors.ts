@@ -17,6 +17,8 @@ export const ERROR_STATUS = {
   CONFLICT: 409,
   MODEL_DEPRECATED: 410,
   PAYLOAD_TOO_LARGE: 413,
+  /** The account's stored files would pass its storage quota (ATELIER_STORAGE_QUOTA_MB). */
+  STORAGE_QUOTA_EXCEEDED: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RANGE_NOT_SATISFIABLE: 416,
   RATE_LIMITED: 429,
@@ -24,6 +26,8 @@ export const ERROR_STATUS = {
   PRICING_ERROR: 500,
   MODEL_UNAVAILABLE: 503,
   SERVICE_UNAVAILABLE: 503,
+  /** The artifact store is out of room (or down to the reserve kept for the database, ATELIER_DISK_RESERVE_MB). */
+  INSUFFICIENT_STORAGE: 507,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -59,6 +59,7 @@ export async function createServices(config: Config, db: Db, opts: { supervise?:
   const files = new FileService(db, createBlobStore(config), {
     publicUrl, retentionSeconds: config.fileRetentionSeconds, urlTtlSeconds: config.fileUrlTtlSeconds,
     redirect: config.blobStore.redirect, redirectTtlSeconds: config.blobStore.redirectTtlSeconds,
+    quotaBytes: config.storage.quotaBytes, uploadsPerMinute: config.storage.uploadsPerMinute,
   });
   // Webhook hosts must resolve to public addresses (checked again at each delivery against DNS rebinding).
   const checkWebhookUrl = async (url: string) => {

@@ -65,7 +65,7 @@ test('a database after real work is clean: no findings, exit 0', async () => {
   assert.deepEqual(report.findings, []);
   assert.equal(json.code, 0, json.stderr);
   assert.equal(report.ok, true);
-  assert.deepEqual(report.checks.map((c: { id: string }) => c.id), ['ledger_sums', 'open_reservations', 'double_charges', 'stuck_runs', 'unfinished_workflows', 'stalled_deliveries', 'node_charges', 'missing_blobs']);
+  assert.deepEqual(report.checks.map((c: { id: string }) => c.id), ['ledger_sums', 'open_reservations', 'double_charges', 'stuck_runs', 'unfinished_workflows', 'stalled_deliveries', 'circuit_held_deliveries', 'node_charges', 'missing_blobs']);
   assert.ok(report.totals.runs >= 8 && report.totals.ledgerEntries > 0, JSON.stringify(report.totals));
   const human = await runCli(['doctor'], env);
   assert.equal(human.code, 0, human.stderr);
@@ -104,6 +104,11 @@ test('each check fires on its own deliberate corruption, and exit code is 1', as
   await q(`INSERT INTO events (event_id, account_id, run_id, type, payload) VALUES ('evt_doctor', $1, $2, 'run.completed', '{}')`, [a, r3]);
   const dlv = (await q(`INSERT INTO webhook_deliveries (event_id, account_id, run_id, url, status, next_attempt_at)
            VALUES ('evt_doctor', $1, 'run_other', 'http://127.0.0.1:10/', 'pending', now() - interval '1 hour') RETURNING id::text`, [a])).rows[0].id;
+  // circuit_held_deliveries (issue 26, finding 2): an account's receiver kept failing, its circuit is open,
+  // and its delivery has been due an hour: reported per destination (that account's origin).
+  await q(`INSERT INTO webhook_deliveries (event_id, account_id, run_id, url, status, next_attempt_at)
+           VALUES ('evt_doctor', $1, 'run_held', 'http://127.0.0.1:11/hook', 'pending', now() - interval '1 hour')`, [b]);
+  await q(`INSERT INTO webhook_endpoints (destination, failures, open_until) VALUES ($1, 7, now() + interval '5 minutes')`, [`${b} http://127.0.0.1:11`]);
 
   const report = await runDoctor(db, { stuckAfterSeconds: 60 });
   const got = report.findings.map((f) => `${f.check} ${f.subject}`).sort();
@@ -113,6 +118,7 @@ test('each check fires on its own deliberate corruption, and exit code is 1', as
     `open_reservations ${r1}`,
     'open_reservations run_ghost',
     'stalled_deliveries ' + dlv,
+    `circuit_held_deliveries ${b} http://127.0.0.1:11`,
     'stuck_runs run_stuck_lease',
     'stuck_runs run_stuck_queued',
     `unfinished_workflows ${w}`,
@@ -120,6 +126,7 @@ test('each check fires on its own deliberate corruption, and exit code is 1', as
   assert.equal(report.ok, false);
   const msg = (check: string, subject: string) => report.findings.find((f) => f.check === check && f.subject === subject)!.message;
   assert.match(msg('ledger_sums', a), /balance \d+ µc but its ledger rows sum to \d+/);
+  assert.match(msg('circuit_held_deliveries', `${b} http://127.0.0.1:11`), new RegExp(`1 delivery\\(ies\\) of account ${b} to http://127.0.0.1:11 wait behind its open circuit \\(7 failures in a row, next probe in \\d+ s\\)`));
   assert.match(msg('open_reservations', r1), /100 µc still reserved on the ledger though the run is COMPLETED/);
   assert.match(msg('open_reservations', 'run_ghost'), /50 µc reserved for a run that does not exist/);
   assert.match(msg('double_charges', r2), /charged 2 times for 1 completed run/);
@@ -134,10 +141,11 @@ test('each check fires on its own deliberate corruption, and exit code is 1', as
   assert.equal(cli.code, 1, cli.stderr);
   assert.match(cli.stdout, /FAIL +ledger sums +1 finding/);
   assert.match(cli.stdout, /FAIL +stuck runs +2 findings/);
-  assert.match(cli.stdout, /8 problems found\.$/m);
+  assert.match(cli.stdout, /FAIL +webhook circuits +1 finding/);
+  assert.match(cli.stdout, /9 problems found\.$/m);
   const json = await runCli(['doctor', '--json', '--stuck-after', '60'], env);
   assert.equal(json.code, 1);
-  assert.equal(JSON.parse(json.stdout).findings.length, 8);
+  assert.equal(JSON.parse(json.stdout).findings.length, 9);
   const bad = await runCli(['doctor', '--stuck-after', 'soon'], env);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--stuck-after must be a whole number/);

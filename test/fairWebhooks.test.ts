@@ -42,8 +42,8 @@ const wordCount = (key: string, webhook: unknown, text: string) =>
   srv.request('POST', '/v1/nodes/word_count/run', { key, body: { input: { text }, webhook } });
 
 test('pure parts: destinations, what counts as failing, the back-off', () => {
-  assert.equal(destinationOf('https://a.example:8443/x/y?z=1'), 'https://a.example:8443');
-  assert.equal(destinationOf('http://127.0.0.1:9/hook'), 'http://127.0.0.1:9');
+  assert.equal(destinationOf('acct_1', 'https://a.example:8443/x/y?z=1'), 'acct_1 https://a.example:8443');
+  assert.equal(destinationOf('acct_2', 'http://127.0.0.1:9/hook'), 'acct_2 http://127.0.0.1:9');
   assert.ok(countsAsFailure(undefined) && countsAsFailure(503) && countsAsFailure(429));
   assert.ok(!countsAsFailure(200) && !countsAsFailure(410) && !countsAsFailure(400));
   assert.equal(openSecondsAfter(CIRCUIT_THRESHOLD - 1), 0);
@@ -89,7 +89,7 @@ test('a failing endpoint\'s circuit opens, its deliveries wait without spending 
   const deadline = Date.now() + 60_000;
   let row: any;
   while (Date.now() < deadline) {
-    row = (await srv.services.db.query(`SELECT failures, open_until > now() AS open FROM webhook_endpoints WHERE destination = $1`, [failing.replace(/\/failing$/, '')])).rows[0];
+    row = (await srv.services.db.query(`SELECT failures, open_until > now() AS open FROM webhook_endpoints WHERE destination = $1`, [destinationOf(c.accountId, failing)])).rows[0];
     if (row?.open) break;
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectErrorBody, startTestServer, type TestServer } from './helpers/server.js';
 import { fuzzSeeds, runFuzz } from './helpers/fuzzRun.js';
-import type { FuzzSeeds } from './helpers/fuzzRequests.js';
+import { getFrom, slowloris, type FuzzSeeds } from './helpers/fuzzRequests.js';
 import { runWebFuzz } from './helpers/fuzzWeb.js';
 
 // Issue #10 item 3: hostile requests generated from the OpenAPI document at every endpoint. A few hundred
@@ -16,7 +16,8 @@ let seeds: FuzzSeeds;
 before(async () => {
   // API role: runs the fuzzer manages to create stay queued, so no model ever runs on fuzzed input here.
   // A small body limit makes "oversized" cheap to generate.
-  srv = await startTestServer({ ATELIER_BODY_LIMIT: String(256 * 1024), ATELIER_ALLOW_PRIVATE_URLS: '0' }, { role: 'api' });
+  // A short headers time-out makes the slowloris case quick.
+  srv = await startTestServer({ ATELIER_BODY_LIMIT: String(256 * 1024), ATELIER_ALLOW_PRIVATE_URLS: '0', ATELIER_HTTP_HEADERS_TIMEOUT_MS: '3000' }, { role: 'api' });
   seeds = await fuzzSeeds(srv);
 });
 after(async () => {
@@ -92,4 +93,18 @@ test('workflow-run routes validate by the service\'s rules too (a query cannot c
   }
   const b = expectErrorBody(await srv.request('POST', '/v1/runs', { key: seeds.key, body: { workflowId: 12345, values: {} } }), 400, 'VALIDATION_ERROR');
   assert.equal(b.details[0].path, 'body.workflowId', 'a number is not silently turned into a string id');
+});
+
+test('slowloris: half-open requests are closed by the server, and another client is served meanwhile (issue 26, finding 7)', async () => {
+  const attack = slowloris(srv.url, { sockets: 60, dripMs: 500 });
+  try {
+    await attack.opened;
+    const health = await getFrom(`${srv.url}/healthz`, '127.0.0.2');
+    assert.equal(health.status, 200, health.body);
+    const result = await attack.closedByServer(90_000);
+    assert.equal(result.closed, 60, `${60 - result.closed} half-open sockets left open by the server`);
+    assert.equal(result.timedOut, 60, 'each answered 408 by the headers time-out');
+  } finally {
+    attack.stop();
+  }
 });

@@ -134,6 +134,8 @@ test('every operation answers as the document says, through a Prism validation p
   assert.equal((await call('GET', `/v1/files/${file.id}`, { ...k, headers: { range: 'bytes=999999999-' } })).status, 416);
   assert.equal((await call('GET', '/v1/files/file_missing', k)).status, 404);
   assert.equal((await call('GET', `${file.url.replace(/sig=[^&]+/, 'sig=AAAA')}`)).status, 401);
+  assert.equal((await call('DELETE', '/v1/files/file_missing', k)).status, 404);
+  assert.equal((await call('DELETE', `/v1/files/${file.id}`, k)).status, 204);
 
   // Workflows
   const quick = await call('POST', '/v1/workflows/quick-create', { ...k, body: { name: 'Traffic', requestFields: [{ name: 'text', type: 'text' }] } });

@@ -14,7 +14,7 @@ export type PostFn = (url: string, headers: Record<string, string>, body: string
 export interface DelivererOptions {
   schedule: number[];
   concurrency: number;
-  /** Attempts in flight to one destination (scheme://host:port) across all deliverers (fairDelivery.ts); default 8. */
+  /** Attempts in flight to one destination (an account's scheme://host:port) across all deliverers (fairDelivery.ts); default 8. */
   perDestination?: number;
   timeoutMs: number;
   /** How long a claimed attempt is ours before another deliverer may take it (a crashed deliverer). */
@@ -162,7 +162,7 @@ export class Deliverer {
       }
     }
     // Recorded again if the connection drops: otherwise a delivered event would be sent once more when the claim lapses.
-    const destination = destinationOf(d.url);
+    const destination: string = d.destination ?? destinationOf(d.account_id, d.url);
     if (outcome === 'delivered') {
       const handOn = !this.stopped && this.inFlight.size < this.opts.concurrency;
       const next = (await retryOnConnectionLoss(() => this.db.query(RECORD_DELIVERED_AND_HAND_ON,

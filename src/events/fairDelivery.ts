@@ -1,9 +1,12 @@
 /**
  * Fair webhook delivery: no receiver can hold more than its share of the deliverer. Pure parts and SQL.
  *
- * - Per destination (scheme://host:port of the webhook URL) at most `perDestination` attempts are in
- *   flight across every deliverer process; claims take the oldest due delivery of each destination in
- *   turn (round-robin by rank), so one account's backlog never sits in front of another's deliveries.
+ * - A destination is one account's origin (the account and scheme://host:port of the webhook URL): tenants
+ *   sharing a receiver host (an automation platform, a company gateway) never share a circuit, a probe or
+ *   a share, so one tenant's failing path cannot hold back another's deliveries (issue 26, finding 2).
+ * - Per destination at most `perDestination` attempts are in flight across every deliverer process;
+ *   claims take the oldest due delivery of each destination in turn (round-robin by rank), so one
+ *   account's backlog never sits in front of another's deliveries.
  * - A circuit per destination: after CIRCUIT_THRESHOLD consecutive failures (time-outs, network errors,
  *   5xx, 429) it opens for a back-off that doubles with each further failure (5 s … 10 min); its
  *   deliveries wait without spending attempts. When it lapses one probe at a time goes out; a success
@@ -16,10 +19,18 @@ export const CIRCUIT_THRESHOLD = 5;
 const BASE_OPEN_SECONDS = 5;
 const MAX_OPEN_SECONDS = 600;
 
-/** The destination a URL's deliveries share (its origin); the same expression as the generated column webhook_deliveries.destination (migration 009). Pure. */
-export function destinationOf(url: string): string {
+/** The origin (scheme://host:port) of a webhook URL, or the URL itself when it has none. Pure. */
+export function originOf(url: string): string {
   const m = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]+/.exec(url);
   return m ? m[0] : url;
+}
+
+/**
+ * The destination an account's deliveries to a URL share: the account and the URL's origin; the same
+ * expression as the generated column webhook_deliveries.destination (migration 026). Pure.
+ */
+export function destinationOf(accountId: string, url: string): string {
+  return `${accountId} ${originOf(url)}`;
 }
 
 
@@ -38,7 +49,7 @@ export function countsAsFailure(status: number | undefined): boolean {
  * What a claimed delivery comes back with: the attempt's body and the account's signing secrets (secrets.ts
  * signingOf), so sending it needs no further round trip.
  */
-const CLAIMED_COLUMNS = `d.id, d.event_id, d.account_id, d.url, d.headers, d.attempts,
+const CLAIMED_COLUMNS = `d.id, d.event_id, d.account_id, d.destination, d.url, d.headers, d.attempts,
           (SELECT payload FROM events WHERE event_id = d.event_id) AS payload,
           (SELECT s.secret FROM webhook_secrets s WHERE s.account_id = d.account_id) AS secret,
           (SELECT CASE WHEN s.previous_expires_at > now() THEN s.previous_secret END FROM webhook_secrets s WHERE s.account_id = d.account_id) AS previous_secret`;

@@ -5,9 +5,10 @@ import type { Db, Queryable } from '../db/pool.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { FileOutput } from '../engines/types.js';
-import { BlobMissingError, type BlobStore } from './blobStore.js';
+import { BlobMissingError, NoSpaceError, type BlobStore } from './blobStore.js';
 import { signPath, verifySignedPath } from './signing.js';
 import { decodeCursor, pageOf } from '../pagination.js';
+import { contentDisposition } from './servePolicy.js';
 
 export interface FileRecord {
   id: string;
@@ -54,6 +55,10 @@ export class FileService {
       publicUrl: () => string; retentionSeconds: number; urlTtlSeconds: number;
       /** ATELIER_FILES_REDIRECT=presigned: signed downloads redirect to the store's own short-lived URL. */
       redirect?: 'none' | 'presigned'; redirectTtlSeconds?: number;
+      /** Bytes of live files one account may hold (0 or absent: no quota). */
+      quotaBytes?: number;
+      /** Files one account may store outside a run (uploads) per minute (0 or absent: no limit). */
+      uploadsPerMinute?: number;
     },
   ) {}
 
@@ -65,10 +70,26 @@ export class FileService {
     return this.signingKey;
   }
 
-  /** Stores an engine's file output for an account. The blob is written first; the row may be in the caller's transaction. */
+  /**
+   * Stores a file for an account: an engine's output (`runId`) or an upload (`runId` null). The one way
+   * bytes enter the store, so every path (editor and MCP uploads, run outputs) meets the same limits
+   * (issue 26, finding 5): uploads per minute (429), the account's storage quota (413
+   * STORAGE_QUOTA_EXCEEDED), and the free space the store keeps in reserve (507 INSUFFICIENT_STORAGE,
+   * also when the disk fills while writing). The blob is written first; the row may be in the caller's
+   * transaction.
+   */
   async save(tx: Queryable, accountId: string, out: FileOutput, runId: string | null): Promise<FileRecord> {
+    const size = out.path ? (await fs.promises.stat(out.path)).size : out.data.length;
+    await this.checkLimits(tx, accountId, size, runId);
     // An output written to a file (large media) streams to the store; it is never read into memory whole.
-    const put = async () => (out.path ? this.blobs.putStream(fs.createReadStream(out.path)) : { sha256: await this.blobs.put(out.data), bytes: out.data.length });
+    const put = async () => {
+      try {
+        return out.path ? await this.blobs.putStream(fs.createReadStream(out.path)) : { sha256: await this.blobs.put(out.data), bytes: out.data.length };
+      } catch (err) {
+        if (err instanceof NoSpaceError) throw insufficientStorage(err.message);
+        throw err;
+      }
+    };
     const { sha256: sha, bytes } = await put();
     const r = await tx.query(
       `INSERT INTO files (id, account_id, sha256, content_type, bytes, filename, width, height, duration_seconds, run_id, expires_at)
@@ -79,6 +100,50 @@ export class FileService {
     // A sweep may have removed an identical, expired blob between put() and the insert: put it back.
     if (!(await this.blobs.has(sha))) await put();
     return toRecord(r.rows[0]);
+  }
+
+  /** The limits `save` enforces before a byte is written. */
+  private async checkLimits(tx: Queryable, accountId: string, size: number, runId: string | null): Promise<void> {
+    const perMinute = this.opts.uploadsPerMinute ?? 0;
+    if (runId === null && perMinute > 0) {
+      const recent: number = (await tx.query(
+        `SELECT count(*)::int AS n FROM files WHERE account_id = $1 AND run_id IS NULL AND created_at > now() - interval '1 minute'`, [accountId],
+      )).rows[0].n;
+      if (recent >= perMinute) {
+        throw new AppError('RATE_LIMITED', `at most ${perMinute} uploads a minute; try again shortly`, { headers: { 'retry-after': '60' } });
+      }
+    }
+    const quota = this.opts.quotaBytes ?? 0;
+    if (quota > 0) {
+      const used = await this.usedBytes(accountId, tx);
+      if (used + size > quota) {
+        throw new AppError('STORAGE_QUOTA_EXCEEDED', `this account stores ${mib(used)} MiB of its ${mib(quota)} MiB quota; ${mib(size)} MiB more does not fit. Delete files (DELETE /v1/files/{fileId}) to make room`,
+          { extra: { usedBytes: used, quotaBytes: quota } });
+      }
+    }
+    try {
+      await this.blobs.ensureRoom?.(size);
+    } catch (err) {
+      if (err instanceof NoSpaceError) throw insufficientStorage(err.message);
+      throw err;
+    }
+  }
+
+  /** Bytes of the account's live (unexpired) files. */
+  async usedBytes(accountId: string, tx: Queryable = this.db): Promise<number> {
+    return Number((await tx.query(`SELECT COALESCE(sum(bytes), 0)::bigint AS used FROM files WHERE account_id = $1 AND (expires_at IS NULL OR expires_at > now())`, [accountId])).rows[0].used);
+  }
+
+  /**
+   * Deletes one of the account's files (404 for another account's): its row, then its blob unless another
+   * row still refers to the same bytes. Runs that output it show it as gone, as after retention.
+   */
+  async remove(accountId: string, id: string): Promise<void> {
+    if (!/^file_[0-9A-Za-z]{1,40}$/.test(id)) throw new AppError('NOT_FOUND', 'file not found');
+    const gone = (await this.db.query(`DELETE FROM files WHERE id = $1 AND account_id = $2 RETURNING sha256`, [id, accountId])).rows[0];
+    if (!gone) throw new AppError('NOT_FOUND', 'file not found');
+    const still = (await this.db.query(`SELECT 1 FROM files WHERE sha256 = $1 LIMIT 1`, [gone.sha256])).rowCount;
+    if (!still) await this.blobs.remove(gone.sha256);
   }
 
   async get(id: string, tx: Queryable = this.db): Promise<FileRecord | undefined> {
@@ -157,8 +222,8 @@ export class FileService {
     let ttl = this.opts.redirectTtlSeconds ?? 300;
     if (file.expiresAt) ttl = Math.min(ttl, Math.floor((file.expiresAt.getTime() - Date.now()) / 1000));
     if (ttl < 1) return undefined;
-    const disposition = file.filename ? `inline; filename="${file.filename.replace(/[^\x20-\x7e]|["\\]/g, '_')}"` : undefined;
-    return this.blobs.directUrl(file.sha256, { expiresInSeconds: ttl, contentType: file.contentType, ...(disposition ? { contentDisposition: disposition } : {}) });
+    // The object store's origin is not the app's, and its presigned answer cannot carry our CSP: active types still download.
+    return this.blobs.directUrl(file.sha256, { expiresInSeconds: ttl, contentType: file.contentType, contentDisposition: contentDisposition(file.contentType, file.filename) });
   }
 
   /**
@@ -194,4 +259,12 @@ export class FileService {
     }
     return { files: gone.length, blobs };
   }
+}
+
+function insufficientStorage(detail: string): AppError {
+  return new AppError('INSUFFICIENT_STORAGE', `the service is out of storage space for files (${detail}); try again later`, { headers: { 'retry-after': '60' } });
+}
+
+function mib(bytes: number): string {
+  return (bytes / 1024 / 1024).toFixed(1);
 }

@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { sendError } from './errorBody.js';
+import { capConnectionsPerAddress, nodeServerOptions } from './connections.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import type { Logger } from 'pino';
 import { maskUrlSecrets } from '../logMasks.js';
@@ -51,6 +52,10 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     // (see the onResponse hook below) at half the cost on the hottest path.
     logController: new LogController({ requestIdLogLabel: 'traceId', disableRequestLogging: true }),
     bodyLimit: services.config.bodyLimitBytes,
+    // Slow or idle sockets end (src/http/connections.ts): Fastify's own defaults leave the request time-out off.
+    http: nodeServerOptions(services.config.http),
+    requestTimeout: services.config.http.requestTimeoutMs,
+    keepAliveTimeout: services.config.http.keepAliveTimeoutMs,
     // Behind a load balancer (docs/deploy.md), req.ip is the client's address only if its proxies are trusted.
     trustProxy: services.config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
@@ -61,6 +66,8 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
       sendError(req as FastifyRequest, reply as FastifyReply, new AppError('VALIDATION_ERROR', err.message));
     },
   }) as unknown as FastifyInstance).withTypeProvider<TypeBoxTypeProvider>();
+
+  capConnectionsPerAddress(app.server, services.config.http.connectionsPerAddress);
 
   // Hooks that never wait are written callback-style: an async hook costs every request a promise and a
   // microtask turn for nothing.

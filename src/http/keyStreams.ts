@@ -3,7 +3,9 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 
 /**
- * Event streams obey their key. Every API process registers its open SSE streams here:
+ * Event streams obey their key. Every API process registers its open SSE streams here, whichever route
+ * serves them: the /v1 routes under the API key's id, the web app's (the editor's run events) under the
+ * signed-in session's id (`wses_…`), so a session is held to the same cap as a key (issue 26, finding 9):
  * - a cap per key across all processes (a row per open stream in `open_streams`, counted under a
  *   per-key advisory lock; past the cap the open is refused with 429);
  * - every `checkMs` the process renews its rows and asks PostgreSQL which of its streams' keys are still
@@ -20,9 +22,10 @@ const COUNT = `SELECT count(*)::int AS n FROM open_streams WHERE key_id = $1 AND
 const LOCK = `SELECT pg_advisory_xact_lock(hashtext('atelier:streams:' || $1))`;
 const PRUNE = `DELETE FROM open_streams WHERE key_id = $1 AND alive_until <= now()`;
 const CLOSE = `DELETE FROM open_streams WHERE id = $1`;
-/** Renews this process's rows and returns which of the given keys may still stream. */
+/** Renews this process's rows and returns which of the given keys (or web sessions) may still stream. */
 const RENEW_AND_CHECK = `WITH renew AS (UPDATE open_streams SET alive_until = now() + make_interval(secs => ${ALIVE_SECONDS}) WHERE holder = $1)
-  SELECT id FROM api_keys WHERE id = ANY($2) AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
+  SELECT id FROM api_keys WHERE id = ANY($2) AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+  UNION ALL SELECT id FROM web_sessions WHERE id = ANY($2) AND expires_at > now()`;
 
 export type EndStream = (reason: { code: 'UNAUTHORIZED'; message: string }) => void;
 
@@ -34,7 +37,10 @@ export class KeyStreams {
 
   constructor(private readonly db: Db, private readonly opts: { perKey: number; checkMs: number }) {}
 
-  /** Registers a stream of `keyId`, or throws 429 RATE_LIMITED when the key has `perKey` open. Returns its release. */
+  /**
+   * Registers a stream of `keyId` (an API key's id, or a web session's), or throws 429 RATE_LIMITED when
+   * it has `perKey` open. Returns its release.
+   */
   async open(keyId: string, end: EndStream): Promise<() => void> {
     const id = newId('str');
     await this.db.tx(async (tx) => {
@@ -42,7 +48,8 @@ export class KeyStreams {
       await tx.query(PRUNE, [keyId]);
       const n: number = (await tx.query(COUNT, [keyId])).rows[0].n;
       if (n >= this.opts.perKey) {
-        throw new AppError('RATE_LIMITED', `this API key already has ${n} open event streams (at most ${this.opts.perKey}); close one first`, { headers: { 'retry-after': '5' } });
+        const who = keyId.startsWith('wses_') ? 'this session' : 'this API key';
+        throw new AppError('RATE_LIMITED', `${who} already has ${n} open event streams (at most ${this.opts.perKey}); close one first`, { headers: { 'retry-after': '5' } });
       }
       await tx.query(OPEN, [id, keyId, this.holder]);
     });
@@ -74,7 +81,8 @@ export class KeyStreams {
       const valid = new Set((await this.db.query(RENEW_AND_CHECK, [this.holder, keys])).rows.map((r) => r.id as string));
       for (const k of keys) {
         if (valid.has(k)) continue;
-        for (const end of [...(this.byKey.get(k)?.values() ?? [])]) end({ code: 'UNAUTHORIZED', message: 'the API key of this stream was revoked or has expired' });
+        const message = k.startsWith('wses_') ? 'the session of this stream has ended (signed out or expired)' : 'the API key of this stream was revoked or has expired';
+        for (const end of [...(this.byKey.get(k)?.values() ?? [])]) end({ code: 'UNAUTHORIZED', message });
       }
     } catch {
       // The database is away: streams go on; the next check decides.

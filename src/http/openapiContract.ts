@@ -50,6 +50,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'GET /v1/webhooks/deliveries': 'webhooks.deliveries',
   'POST /v1/webhooks/deliveries/{eventId}/replay': 'webhooks.replay',
   'GET /v1/files/{fileId}': 'files.download',
+  'DELETE /v1/files/{fileId}': 'files.delete',
 };
 
 const STATUS_TEXT: Record<string, string> = {
@@ -79,6 +80,7 @@ const EXTRA: Record<string, string[]> = {
   'POST /v1/nodes/estimate-credits': ['404'],
   'POST /v1/workflows/estimate-credits': ['404'],
   'GET /v1/files/{fileId}': ['404', '416'],
+  'DELETE /v1/files/{fileId}': ['404'],
   'GET /v1/nodes/runs/{runId}/events': ['404'],
   'GET /v1/runs/{runId}/events': ['404'],
 };

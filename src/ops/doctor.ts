@@ -107,6 +107,12 @@ export function describe(check: CheckId, d: Record<string, any>): Finding {
       return { check, subject: d.file_ids.join(', '), message: `the artifact store (${d.store}) has no blob ${d.sha256} for ${d.file_ids.length} file row(s) of account ${d.account_id}`, details: d };
     case 'node_charges':
       return { check, subject: `${d.run_id}/${d.node_id}`, message: `${d.node_type} node: ${d.reason}`, details: d };
+    case 'circuit_held_deliveries':
+      return {
+        check, subject: d.destination,
+        message: `${d.deliveries} delivery(ies) of account ${d.account_id} to ${d.origin} wait behind its open circuit (${d.failures} failures in a row${d.open_for_seconds > 0 ? `, next probe in ${d.open_for_seconds} s` : ', probing'}); the oldest has been due ${d.oldest_due_seconds_ago} s`,
+        details: d,
+      };
     case 'stalled_deliveries':
       return { check, subject: d.delivery_id, message: `event ${d.event_id} of run ${d.run_id} has been due for ${d.due_seconds_ago} s with no deliverer sending it (${d.attempts} attempt(s) so far)`, details: d };
   }

@@ -5,7 +5,7 @@
  * should be moving counts as stuck (the sweeper's own backstops act well within it).
  */
 
-export type CheckId = 'ledger_sums' | 'open_reservations' | 'double_charges' | 'stuck_runs' | 'unfinished_workflows' | 'stalled_deliveries' | 'node_charges' | 'missing_blobs';
+export type CheckId = 'ledger_sums' | 'open_reservations' | 'double_charges' | 'stuck_runs' | 'unfinished_workflows' | 'stalled_deliveries' | 'circuit_held_deliveries' | 'node_charges' | 'missing_blobs';
 
 export interface CheckDef {
   id: CheckId;
@@ -16,6 +16,8 @@ export interface CheckDef {
   /** Uses the stuck threshold ($1). */
   timed: boolean;
 }
+
+import { CIRCUIT_THRESHOLD } from '../events/fairDelivery.js';
 
 const ENDED = `('COMPLETED', 'FAILED', 'CANCELED')`;
 const NODE_TERMINAL = `('COMPLETED', 'FAILED', 'SKIPPED', 'CANCELED')`;
@@ -151,5 +153,22 @@ SELECT d.id::text AS delivery_id, d.event_id, d.run_id, d.attempts, floor(extrac
    -- A destination whose circuit is open (it kept failing) is being backed off, not stalled.
    AND NOT EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.destination = d.destination AND w.open_until > now() - make_interval(secs => $1))
  ORDER BY d.next_attempt_at LIMIT ${LIMIT}`,
+  },
+  {
+    id: 'circuit_held_deliveries',
+    title: 'webhook circuits',
+    passes: 'no due webhook delivery has waited behind an open circuit (a receiver that keeps failing) longer than the threshold',
+    timed: true,
+    // One finding per destination (an account's scheme://host:port, events/fairDelivery.ts): its circuit is
+    // open or half-open, and deliveries have been due longer than the threshold. The receiver's owner has
+    // work to do; the deliverer is backing off as designed, and other tenants are not held by it.
+    sql: `
+SELECT w.destination, min(d.account_id) AS account_id, split_part(w.destination, ' ', 2) AS origin, w.failures,
+       CASE WHEN w.open_until > now() THEN floor(extract(epoch FROM w.open_until - now()))::bigint ELSE 0 END AS open_for_seconds,
+       count(*)::int AS deliveries, floor(extract(epoch FROM now() - min(d.next_attempt_at)))::bigint AS oldest_due_seconds_ago
+  FROM webhook_endpoints w JOIN webhook_deliveries d ON d.destination = w.destination
+ WHERE w.failures >= ${CIRCUIT_THRESHOLD} AND d.status = 'pending' AND d.next_attempt_at < now() - make_interval(secs => $1)
+ GROUP BY w.destination, w.failures, w.open_until
+ ORDER BY w.destination LIMIT ${LIMIT}`,
   },
 ];

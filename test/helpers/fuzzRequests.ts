@@ -1,3 +1,5 @@
+import http from 'node:http';
+import net from 'node:net';
 import fc from 'fast-check';
 
 /**
@@ -270,4 +272,68 @@ export function answerProblems(req: FuzzRequest, status: number, headers: Record
     }
   }
   return problems;
+}
+
+/**
+ * Slowloris, bounded: `sockets` connections that send a request's first header lines and then one more
+ * header line every `dripMs`, never finishing. Shared by test/slowloris.test.ts and test/fuzz.test.ts.
+ * `closedByServer` waits until the server has closed every one (or the time is up) and says how: closed
+ * before any answer (a connection cap), or answered 408 (a time-out). `stop` ends whatever is left.
+ */
+export function slowloris(baseUrl: string, opts: { sockets: number; dripMs: number; localAddress?: string }) {
+  const url = new URL(baseUrl);
+  const all: Array<{ socket: net.Socket; got: string; closed: boolean; timer?: NodeJS.Timeout }> = [];
+  let stopped = false;
+  const opened: Array<Promise<void>> = [];
+  for (let i = 0; i < opts.sockets; i++) {
+    const socket = net.connect({ host: url.hostname, port: Number(url.port), ...(opts.localAddress ? { localAddress: opts.localAddress } : {}) });
+    const s: (typeof all)[number] = { socket, got: '', closed: false };
+    all.push(s);
+    opened.push(new Promise<void>((resolve) => {
+      socket.once('connect', () => {
+        socket.write(`GET /healthz HTTP/1.1\r\nHost: ${url.host}\r\nUser-Agent: slowloris\r\n`);
+        s.timer = setInterval(() => socket.write(`X-Drip-${Math.floor(Math.random() * 1e6)}: x\r\n`), opts.dripMs);
+        resolve();
+      });
+      socket.once('close', () => resolve());
+    }));
+    socket.on('data', (d) => (s.got += d.toString('latin1')));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      s.closed = true;
+      clearInterval(s.timer);
+    });
+  }
+  const tally = () => ({
+    closed: all.filter((s) => s.closed).length,
+    refusedAtOnce: all.filter((s) => s.closed && s.got === '').length,
+    timedOut: all.filter((s) => s.got.startsWith('HTTP/1.1 408')).length,
+  });
+  return {
+    opened: Promise.all(opened).then(() => undefined),
+    async closedByServer(timeoutMs: number) {
+      const deadline = Date.now() + timeoutMs;
+      while (!stopped && all.some((s) => !s.closed) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      return tally();
+    },
+    stop() {
+      stopped = true;
+      for (const s of all) {
+        clearInterval(s.timer);
+        s.socket.destroy();
+      }
+    },
+  };
+}
+
+/** A GET from a chosen local address (another loopback address is another client to a per-address cap). */
+export function getFrom(url: string, localAddress: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { localAddress, agent: false }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+  });
 }

@@ -17,4 +17,9 @@ export class FilesApi {
     const res = await this.t.send('GET', url, { headers: { accept: '*/*' } }, withKey);
     return { bytes: new Uint8Array(await res.arrayBuffer()), contentType: res.headers.get('content-type') ?? 'application/octet-stream' };
   }
+
+  /** Deletes one of the account's files (an upload or a run output); it stops counting against the storage quota. */
+  delete(id: string): Promise<void> {
+    return this.t.request('DELETE', `/v1/files/${encodeURIComponent(id)}`);
+  }
 }

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
-import type { TypedApp } from '../schemas/common.js';
+import { withErrors, type TypedApp } from '../schemas/common.js';
+import { principalOf } from '../plugins/auth.js';
 import { AppError } from '../../errors.js';
 import { Readable } from 'node:stream';
+import { contentDisposition, FILE_SECURITY_HEADERS } from '../../files/servePolicy.js';
 
 /** Parses a single `bytes=a-b` range against a size; undefined for no/unsupported range, null if unsatisfiable. */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | undefined | null {
@@ -26,7 +28,7 @@ export function parseRange(header: string | undefined, size: number): { start: n
 }
 
 /**
- * Artifact downloads: to the owner's API key, or to anyone with a valid signed URL. Supports single byte
+ * Artifact downloads and deletion. Downloads: to the owner's API key, or to anyone with a valid signed URL. Supports single byte
  * ranges so audio and video seek in players.
  */
 export async function fileRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
@@ -40,8 +42,9 @@ export async function fileRoutes(app: TypedApp, { services }: { services: Servic
       querystring: Type.Object({ exp: Type.Optional(Type.String({ maxLength: 20 })), sig: Type.Optional(Type.String({ maxLength: 100 })) }),
     },
   }, async (req, reply) => {
-    // Stored bytes are served with the type they were stored under; a browser must not guess another (e.g. HTML).
-    reply.header('X-Content-Type-Options', 'nosniff');
+    // Stored bytes never run as active content on this origin (src/files/servePolicy.ts): a sandboxing CSP,
+    // no type sniffing, and anything but passive media as an attachment.
+    reply.headers(FILE_SECURITY_HEADERS);
     const { fileId } = req.params;
     const { exp, sig } = req.query;
     let file;
@@ -67,7 +70,7 @@ export async function fileRoutes(app: TypedApp, { services }: { services: Servic
     reply.header('Cache-Control', 'private, max-age=3600');
     reply.header('ETag', `"${file.sha256}"`);
     reply.type(file.contentType);
-    if (file.filename) reply.header('Content-Disposition', `inline; filename="${file.filename.replace(/["\\\r\n]/g, '_')}"`);
+    reply.header('Content-Disposition', contentDisposition(file.contentType, file.filename));
     if (range) {
       // The store reads only these bytes (S3: a ranged GET); HEAD reads none (Fastify would drain a real stream).
       const body = req.method === 'HEAD' ? Readable.from([]) : await services.files.open(file, range);
@@ -79,5 +82,18 @@ export async function fileRoutes(app: TypedApp, { services }: { services: Servic
     const body = req.method === 'HEAD' ? Readable.from([]) : await services.files.open(file);
     reply.header('Content-Length', String(file.bytes));
     return reply.send(body);
+  });
+
+  // Uploads and outputs count against the account's storage quota until they expire; deleting one frees its room now.
+  app.delete('/v1/files/:fileId', {
+    schema: {
+      tags: ['files'], summary: 'Delete an artifact',
+      description: 'Deletes one of the account\'s files (an upload or a run output): its signed URLs stop working and its bytes stop counting against the account\'s storage quota (ATELIER_STORAGE_QUOTA_MB). Another account\'s file is 404.',
+      params: Type.Object({ fileId: Type.String({ maxLength: 100 }) }),
+      response: withErrors({ 204: Type.Null() }, [404]),
+    },
+  }, async (req, reply) => {
+    await services.files.remove(principalOf(req).accountId, req.params.fileId);
+    return reply.code(204).send();
   });
 }

@@ -5,6 +5,7 @@ import type { TypedApp } from '../schemas/common.js';
 import { CHANNELS } from '../../db/notifier.js';
 import { principalOf } from '../plugins/auth.js';
 import { KeyStreams, type EndStream } from '../keyStreams.js';
+import { AppError } from '../../errors.js';
 
 const TERMINAL = new Set(['run.completed', 'run.failed', 'run.canceled']);
 
@@ -17,7 +18,7 @@ function streamsOf(services: Services): Set<() => void> {
 }
 
 /** What both stream routes say about keys (OpenAPI descriptions). */
-export const STREAM_RULES = 'A stream obeys its key: within seconds of the key being revoked or expiring it ends with a final `error` event whose data is the error body (code UNAUTHORIZED). One key may hold at most ATELIER_STREAMS_PER_KEY open streams (default 25) across all API processes; past that the request is answered 429 RATE_LIMITED.';
+export const STREAM_RULES = 'A stream obeys its key: within seconds of the key being revoked or expiring it ends with a final `error` event whose data is the error body (code UNAUTHORIZED). One key (or one signed-in web session, for the editor streams) may hold at most ATELIER_STREAMS_PER_KEY open streams (default 25) across all API processes; past that the request is answered 429 RATE_LIMITED.';
 
 /** Per server: the open streams' keys, checked so a revoked or expired key's streams end (keyStreams.ts). */
 const keyStreams = new WeakMap<Services, KeyStreams>();
@@ -36,9 +37,12 @@ export async function streamRunEvents(services: Services, req: FastifyRequest, r
   const lastHeader = req.headers['last-event-id'];
   let last = typeof lastHeader === 'string' && /^\d{1,18}$/.test(lastHeader) ? BigInt(lastHeader) : 0n;
   // Counted against the key's cap before anything is sent (429 past it); ended with an error event when the key stops being valid.
-  // The web app's editor streams for a signed-in session, which has no key: its route checked the session and the run's owner.
+  // The web app's editor streams for a signed-in session, which has no key: the session is held to the same
+  // cap and ends its streams when it ends (issue 26, finding 9). Every stream route comes through here.
+  const holder = req.principal ? principalOf(req).keyId : req.web?.session.id;
+  if (!holder) throw new AppError('UNAUTHORIZED', 'an event stream needs an API key or a signed-in session');
   let endForKey: EndStream = () => {};
-  const releaseKey = req.principal ? await keyStreamsOf(services).open(principalOf(req).keyId, (reason) => endForKey(reason)) : () => {};
+  const releaseKey = await keyStreamsOf(services).open(holder, (reason) => endForKey(reason));
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {

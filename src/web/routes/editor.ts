@@ -12,6 +12,7 @@ import { workflowRunView } from '../../workflows/runView.js';
 import { actingPrincipal, pageContext, sendHtml, signedIn } from '../context.js';
 import { editorPage } from '../views/editor.js';
 import { MAX_UPLOAD_BYTES, storeUpload } from '../../files/upload.js';
+import { scriptCapable } from '../../files/servePolicy.js';
 
 const json = { web: 'json' as const };
 const Graph = {
@@ -132,10 +133,18 @@ export async function editorRoutes(app: FastifyInstance, { services }: { service
       if (!MEDIA_TYPES.test(type) || !Buffer.isBuffer(req.body) || req.body.length === 0) {
         throw new AppError('VALIDATION_ERROR', 'upload an image, audio or video file', { details: [{ path: 'body', message: 'must be an image, audio or video file' }] });
       }
+      // SVG (and any XML-based image) can carry script: never stored from an upload (src/files/servePolicy.ts).
+      if (scriptCapable(type)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', `${type} files can carry script and are not accepted; upload a PNG, JPEG, WebP or GIF instead`);
       const name = typeof req.headers['x-file-name'] === 'string' ? req.headers['x-file-name'] : undefined;
-      // The rules every upload follows (files/upload.ts), shared with MCP upload_file.
+      // The rules every upload follows (files/upload.ts), shared with MCP upload_file; quota and disk reserve live in files.save.
       const file = await storeUpload(services.files, services.db.pool, acct(req), { data: req.body, declaredType: type, filename: name });
-      return reply.code(201).send({ url: (await services.files.view(file)).url });
+      return reply.code(201).send({ id: file.id, url: (await services.files.view(file)).url });
     });
+  });
+
+  // An upload the form no longer needs: deleted, so it stops counting against the account's storage quota.
+  app.delete('/editor/files/:fileId', { config: json }, async (req, reply) => {
+    await services.files.remove(acct(req), (req.params as { fileId: string }).fileId);
+    return reply.code(204).send();
   });
 }

@@ -257,7 +257,11 @@ export interface paths {
         get: operations["files.download"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete an artifact
+         * @description Deletes one of the account's files (an upload or a run output): its signed URLs stop working and its bytes stop counting against the account's storage quota (ATELIER_STORAGE_QUOTA_MB). Another account's file is 404.
+         */
+        delete: operations["files.delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -357,7 +361,7 @@ export interface paths {
         };
         /**
          * Stream a standalone run's events (Server-Sent Events)
-         * @description Each SSE message has the outbox id as `id`, the event type as `event` and the webhook payload as `data`. Send Last-Event-ID to resume. Closes after run.completed, run.failed or run.canceled. A stream obeys its key: within seconds of the key being revoked or expiring it ends with a final `error` event whose data is the error body (code UNAUTHORIZED). One key may hold at most ATELIER_STREAMS_PER_KEY open streams (default 25) across all API processes; past that the request is answered 429 RATE_LIMITED.
+         * @description Each SSE message has the outbox id as `id`, the event type as `event` and the webhook payload as `data`. Send Last-Event-ID to resume. Closes after run.completed, run.failed or run.canceled. A stream obeys its key: within seconds of the key being revoked or expiring it ends with a final `error` event whose data is the error body (code UNAUTHORIZED). One key (or one signed-in web session, for the editor streams) may hold at most ATELIER_STREAMS_PER_KEY open streams (default 25) across all API processes; past that the request is answered 429 RATE_LIMITED.
          */
         get: operations["nodeRuns.events"];
         put?: never;
@@ -598,7 +602,7 @@ export interface paths {
         };
         /**
          * Stream a workflow run's events (Server-Sent Events)
-         * @description A stream obeys its key: within seconds of the key being revoked or expiring it ends with a final `error` event whose data is the error body (code UNAUTHORIZED). One key may hold at most ATELIER_STREAMS_PER_KEY open streams (default 25) across all API processes; past that the request is answered 429 RATE_LIMITED.
+         * @description A stream obeys its key: within seconds of the key being revoked or expiring it ends with a final `error` event whose data is the error body (code UNAUTHORIZED). One key (or one signed-in web session, for the editor streams) may hold at most ATELIER_STREAMS_PER_KEY open streams (default 25) across all API processes; past that the request is answered 429 RATE_LIMITED.
          */
         get: operations["runs.events"];
         put?: never;
@@ -3059,6 +3063,107 @@ export interface operations {
             };
             /** @description Range not satisfiable */
             416: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limited; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error (a bug; never for bad input) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Temporarily unavailable (the model cannot run here now, or the database connection was lost); retry */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "files.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key (or an invalid signed URL) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (or another account's) */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
