@@ -1,0 +1,37 @@
+import { f } from '../../../src/catalog/fields.js';
+import { bindings } from '../../../src/catalog/hosted/bindings/index.js';
+import type { FieldSpec, ModelDef } from '../../../src/catalog/types.js';
+import type { Engine } from '../../../src/engines/types.js';
+
+/**
+ * A few hosted sub-models, under their hosted ids and input names and bound through
+ * src/catalog/hosted/bindings, for end-to-end tests of the provider adapters through a whole Atelier
+ * (ATELIER_TEST_ENGINES_MODULE): the real run service, engine children, ledger and file store, with the
+ * provider replaced by its fake. The adapters themselves come from the environment, as in production.
+ * The catalog proper gets these models from the hosted catalog's data; these stand-ins carry only the
+ * fields the tests send.
+ */
+export const engines: Engine[] = [];
+
+const named = (spec: FieldSpec, name: string): FieldSpec => ({ ...spec, name });
+const model = (subModelId: string, category: ModelDef['modes'][number]['category'], fields: FieldSpec[], microcredits: number, output: 'result' | string = 'result', outputType: 'audio' | 'text' | 'image' | 'video' = 'audio'): ModelDef => ({
+  nodeType: subModelId.replace(/-/g, '_').replace(/\./g, '_'), name: subModelId, description: 'Hosted model stand-in (test only)', category: outputType === 'text' ? 'utility' : outputType,
+  icon: 'hash', accent: '#334455', provider: bindings[subModelId]!.engine,
+  modes: [{ subModelId, label: subModelId, category, fields, outputs: [{ name: output, dataType: outputType }], pricing: { kind: 'flat', microcredits }, engine: bindings[subModelId]!, timeoutSeconds: 60 }],
+});
+
+export const models: ModelDef[] = [
+  model('elevenlabs-sfx', 'sound-effects', [
+    f.text('text', 'What the sound is', { required: true, maxLength: 450 }),
+    f.number('duration', 'Seconds', { min: 0.5, max: 30 }),
+    f.number('promptInfluence', 'How closely to follow the text', { min: 0, max: 1, default: 0.3 }),
+    f.boolean('loop', 'Loopable', { default: false }),
+  ], 60_000),
+  model('elevenlabs-dubbing', 'audio-translation', [
+    named(f.audio(), 'audioUrl'),
+    f.select('targetLanguage', 'Into', ['English', 'Spanish', 'French'], { default: 'English', required: true }),
+  ], 2_200_000),
+];
+
+/** Absolute path of this module, for ATELIER_TEST_ENGINES_MODULE. */
+export const HOSTED_MODELS_MODULE = new URL(import.meta.url).pathname;
