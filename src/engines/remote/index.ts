@@ -1,5 +1,6 @@
 import type { Engine } from '../types.js';
 import { createComfyUIEngine } from './comfyui.js';
+import { createDeepgramEngine } from './deepgram.js';
 import { createElevenLabsEngine } from './elevenlabs.js';
 import { createFalEngine } from './fal.js';
 import { createOpenAIEngine } from './openai.js';
@@ -7,6 +8,7 @@ import { createReplicateEngine } from './replicate.js';
 import type { RemoteCommonSettings } from './settings.js';
 
 export { createComfyUIEngine, type ComfyUISettings } from './comfyui.js';
+export { createDeepgramEngine, type DeepgramSettings } from './deepgram.js';
 export { createElevenLabsEngine, type ElevenLabsSettings } from './elevenlabs.js';
 export { createFalEngine, type FalSettings } from './fal.js';
 export { createOpenAIEngine, type OpenAISettings } from './openai.js';
@@ -15,7 +17,7 @@ export type { RemoteCommonSettings } from './settings.js';
 export type { RetryPolicy } from './http.js';
 
 /** The engine ids catalog bindings use for remote providers. */
-export const REMOTE_ENGINE_IDS = ['openai', 'fal', 'replicate', 'comfyui', 'elevenlabs'] as const;
+export const REMOTE_ENGINE_IDS = ['openai', 'fal', 'replicate', 'comfyui', 'elevenlabs', 'deepgram'] as const;
 
 const val = (env: NodeJS.ProcessEnv, name: string) => {
   const v = env[name]?.trim();
@@ -31,6 +33,7 @@ const val = (env: NodeJS.ProcessEnv, name: string) => {
  *   REPLICATE_API_TOKEN, REPLICATE_BASE_URL
  *   COMFYUI_URL
  *   ELEVENLABS_API_KEY, ELEVENLABS_BASE_URL
+ *   DEEPGRAM_API_KEY, DEEPGRAM_BASE_URL
  *   ATELIER_ALLOW_PRIVATE_URLS=1      output files may come from internal addresses (unless `common` says otherwise)
  *
  * `common` lets the caller (and tests) set limits, retry policy and polling for all of them.
@@ -43,5 +46,6 @@ export function remoteEnginesFromEnv(env: NodeJS.ProcessEnv = process.env, commo
     createReplicateEngine({ ...shared, apiToken: val(env, 'REPLICATE_API_TOKEN'), baseUrl: val(env, 'REPLICATE_BASE_URL') }),
     createComfyUIEngine({ ...shared, baseUrl: val(env, 'COMFYUI_URL') }),
     createElevenLabsEngine({ ...shared, apiKey: val(env, 'ELEVENLABS_API_KEY'), baseUrl: val(env, 'ELEVENLABS_BASE_URL') }),
+    createDeepgramEngine({ ...shared, apiKey: val(env, 'DEEPGRAM_API_KEY'), baseUrl: val(env, 'DEEPGRAM_BASE_URL') }),
   ];
 }

@@ -6,6 +6,7 @@ import { HOSTED_MODELS_MODULE } from '../../helpers/providers/hostedModels.js';
 import { startElevenLabsFake, type ElevenLabsFake } from '../../helpers/providers/elevenlabs.js';
 import { dataUrl } from '../../helpers/engineContext.js';
 import { makeWav } from '../../helpers/providers/media.js';
+import { startDeepgramFake, type DeepgramFake } from '../../helpers/providers/deepgram.js';
 
 /**
  * The provider adapters through a whole Atelier: hosted sub-models bound by src/catalog/hosted/bindings
@@ -13,7 +14,7 @@ import { makeWav } from '../../helpers/providers/media.js';
  * ledger and the file store.
  */
 
-const PROVIDER_VARS = ['ELEVENLABS_API_KEY', 'ELEVENLABS_BASE_URL'];
+const PROVIDER_VARS = ['ELEVENLABS_API_KEY', 'ELEVENLABS_BASE_URL', 'DEEPGRAM_API_KEY', 'DEEPGRAM_BASE_URL'];
 const saved = Object.fromEntries(PROVIDER_VARS.map((k) => [k, process.env[k]]));
 after(() => {
   for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
@@ -31,6 +32,7 @@ async function filesOf(srv: TestServer, accountId: string): Promise<number> {
 /** One hosted model per adapter, with the variable an operator must set for it. */
 const UNCONFIGURED: Array<[nodeType: string, input: Record<string, unknown>, variable: RegExp]> = [
   ['elevenlabs_sfx', { text: 'rain on a roof' }, /set ELEVENLABS_API_KEY/],
+  ['ai_transcription', { audioUrl: 'data:audio/wav;base64,AAAA' }, /set DEEPGRAM_API_KEY/],
 ];
 
 test('hosted models of unconfigured providers: listed unavailable with the variable to set; a run is 503 and costs nothing', async () => {
@@ -115,5 +117,43 @@ describe('ElevenLabs through a whole Atelier', () => {
     assert.equal(run.files[0].contentType, 'audio/mpeg');
     assert.equal([...fake.dubs.values()].at(-1)!.target, 'fr');
     assert.equal(await filesOf(srv, u.accountId), 1);
+  });
+});
+
+describe('Deepgram through a whole Atelier', () => {
+  const KEY = 'dg-e2e-key-55aa01';
+  let fake: DeepgramFake;
+  let srv: TestServer;
+  before(async () => {
+    fake = await startDeepgramFake(KEY);
+    process.env.DEEPGRAM_API_KEY = KEY;
+    process.env.DEEPGRAM_BASE_URL = `${fake.url}/v1`;
+    srv = await startTestServer({ ATELIER_TEST_ENGINES_MODULE: HOSTED_MODELS_MODULE });
+  });
+  after(async () => {
+    await srv.close();
+    await fake.close();
+  });
+
+  test('a transcription completes with the transcript under the hosted key and is charged', async () => {
+    const u = await srv.user();
+    const r = await srv.request('POST', '/v1/nodes/ai_transcription/run', { key: u.key, body: { input: { audioUrl: dataUrl(makeWav(0.05), 'audio/wav') } } });
+    assert.equal(r.status, 202, r.text);
+    const run = await waitForStatus(srv, u.key, `/v1/nodes/runs/${r.body.runId}`, ['COMPLETED', 'FAILED']);
+    assert.equal(run.status, 'COMPLETED', run.error);
+    assert.match(JSON.stringify(run.output), /Speaker 0: Welcome back to the show\./);
+    assert.deepEqual(await ledgerOf(srv, u.key, run.id), ['capture', 'reserve']);
+  });
+
+  test('Deepgram refusing the audio fails the run and refunds it', async () => {
+    const u = await srv.user();
+    const before = await balance(srv, u.key);
+    fake.inject('POST', /^\/v1\/listen$/, { status: 400, json: { err_code: 'Bad Request', err_msg: 'failed to process audio', request_id: 'x' } });
+    const r = await srv.request('POST', '/v1/nodes/ai_transcription/run', { key: u.key, body: { input: { audioUrl: dataUrl(makeWav(0.05), 'audio/wav') } } });
+    const run = await waitForStatus(srv, u.key, `/v1/nodes/runs/${r.body.runId}`, ['COMPLETED', 'FAILED']);
+    assert.equal(run.status, 'FAILED');
+    assert.match(run.error, /Deepgram rejected the input \(HTTP 400\): Bad Request: failed to process audio/);
+    assert.deepEqual(await ledgerOf(srv, u.key, run.id), ['release', 'reserve']);
+    assert.deepEqual(await balance(srv, u.key), before);
   });
 });

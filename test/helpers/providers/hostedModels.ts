@@ -31,6 +31,13 @@ export const models: ModelDef[] = [
     named(f.audio(), 'audioUrl'),
     f.select('targetLanguage', 'Into', ['English', 'Spanish', 'French'], { default: 'English', required: true }),
   ], 2_200_000),
+  model('ai-transcription', 'transcription', [
+    f.select('inputMode', 'Where the media comes from', ['upload', 'youtube', 'tiktok', 'instagram'], { default: 'upload', required: true }),
+    named(f.audio(), 'audioUrl'),
+    f.select('output_format', 'Transcript form', ['text', 'timestamped', 'json'], { default: 'text' }),
+    f.boolean('diarize', 'Name the speakers', { default: true }),
+    f.boolean('paragraphs', 'Split into paragraphs', { default: true }),
+  ], 6_760, 'result', 'text'),
 ];
 
 /** Absolute path of this module, for ATELIER_TEST_ENGINES_MODULE. */
