@@ -5,6 +5,7 @@ import { createElevenLabsEngine } from './elevenlabs.js';
 import { createFalEngine } from './fal.js';
 import { createOpenAIEngine } from './openai.js';
 import { createReplicateEngine } from './replicate.js';
+import { createXAIEngine } from './xai.js';
 import type { RemoteCommonSettings } from './settings.js';
 
 export { createComfyUIEngine, type ComfyUISettings } from './comfyui.js';
@@ -13,11 +14,12 @@ export { createElevenLabsEngine, type ElevenLabsSettings } from './elevenlabs.js
 export { createFalEngine, type FalSettings } from './fal.js';
 export { createOpenAIEngine, type OpenAISettings } from './openai.js';
 export { createReplicateEngine, type ReplicateSettings } from './replicate.js';
+export { createXAIEngine, type XAISettings } from './xai.js';
 export type { RemoteCommonSettings } from './settings.js';
 export type { RetryPolicy } from './http.js';
 
 /** The engine ids catalog bindings use for remote providers. */
-export const REMOTE_ENGINE_IDS = ['openai', 'fal', 'replicate', 'comfyui', 'elevenlabs', 'deepgram'] as const;
+export const REMOTE_ENGINE_IDS = ['openai', 'fal', 'replicate', 'comfyui', 'elevenlabs', 'deepgram', 'xai'] as const;
 
 const val = (env: NodeJS.ProcessEnv, name: string) => {
   const v = env[name]?.trim();
@@ -34,6 +36,7 @@ const val = (env: NodeJS.ProcessEnv, name: string) => {
  *   COMFYUI_URL
  *   ELEVENLABS_API_KEY, ELEVENLABS_BASE_URL
  *   DEEPGRAM_API_KEY, DEEPGRAM_BASE_URL
+ *   XAI_API_KEY, XAI_BASE_URL
  *   ATELIER_ALLOW_PRIVATE_URLS=1      output files may come from internal addresses (unless `common` says otherwise)
  *
  * `common` lets the caller (and tests) set limits, retry policy and polling for all of them.
@@ -47,5 +50,6 @@ export function remoteEnginesFromEnv(env: NodeJS.ProcessEnv = process.env, commo
     createComfyUIEngine({ ...shared, baseUrl: val(env, 'COMFYUI_URL') }),
     createElevenLabsEngine({ ...shared, apiKey: val(env, 'ELEVENLABS_API_KEY'), baseUrl: val(env, 'ELEVENLABS_BASE_URL') }),
     createDeepgramEngine({ ...shared, apiKey: val(env, 'DEEPGRAM_API_KEY'), baseUrl: val(env, 'DEEPGRAM_BASE_URL') }),
+    createXAIEngine({ ...shared, apiKey: val(env, 'XAI_API_KEY'), baseUrl: val(env, 'XAI_BASE_URL') }),
   ];
 }

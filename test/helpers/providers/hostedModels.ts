@@ -38,6 +38,7 @@ export const models: ModelDef[] = [
     f.boolean('diarize', 'Name the speakers', { default: true }),
     f.boolean('paragraphs', 'Split into paragraphs', { default: true }),
   ], 6_760, 'result', 'text'),
+  model('grok-imagine-image-text', 'text-to-image', [f.prompt(), f.select('output_format', 'File format', ['JPEG', 'PNG', 'WebP'], { default: 'JPEG' })], 26_000, 'result', 'image'),
 ];
 
 /** Absolute path of this module, for ATELIER_TEST_ENGINES_MODULE. */
