@@ -3,6 +3,7 @@ import { createComfyUIEngine } from './comfyui.js';
 import { createDeepgramEngine } from './deepgram.js';
 import { createElevenLabsEngine } from './elevenlabs.js';
 import { createFalEngine } from './fal.js';
+import { createGoogleEngine } from './google.js';
 import { createOpenAIEngine } from './openai.js';
 import { createReplicateEngine } from './replicate.js';
 import { createXAIEngine } from './xai.js';
@@ -12,6 +13,7 @@ export { createComfyUIEngine, type ComfyUISettings } from './comfyui.js';
 export { createDeepgramEngine, type DeepgramSettings } from './deepgram.js';
 export { createElevenLabsEngine, type ElevenLabsSettings } from './elevenlabs.js';
 export { createFalEngine, type FalSettings } from './fal.js';
+export { createGoogleEngine, type GoogleSettings } from './google.js';
 export { createOpenAIEngine, type OpenAISettings } from './openai.js';
 export { createReplicateEngine, type ReplicateSettings } from './replicate.js';
 export { createXAIEngine, type XAISettings } from './xai.js';
@@ -19,7 +21,7 @@ export type { RemoteCommonSettings } from './settings.js';
 export type { RetryPolicy } from './http.js';
 
 /** The engine ids catalog bindings use for remote providers. */
-export const REMOTE_ENGINE_IDS = ['openai', 'fal', 'replicate', 'comfyui', 'elevenlabs', 'deepgram', 'xai'] as const;
+export const REMOTE_ENGINE_IDS = ['openai', 'fal', 'replicate', 'comfyui', 'elevenlabs', 'deepgram', 'xai', 'google'] as const;
 
 const val = (env: NodeJS.ProcessEnv, name: string) => {
   const v = env[name]?.trim();
@@ -37,6 +39,7 @@ const val = (env: NodeJS.ProcessEnv, name: string) => {
  *   ELEVENLABS_API_KEY, ELEVENLABS_BASE_URL
  *   DEEPGRAM_API_KEY, DEEPGRAM_BASE_URL
  *   XAI_API_KEY, XAI_BASE_URL
+ *   GEMINI_API_KEY, GEMINI_BASE_URL   the Gemini API (Google)
  *   ATELIER_ALLOW_PRIVATE_URLS=1      output files may come from internal addresses (unless `common` says otherwise)
  *
  * `common` lets the caller (and tests) set limits, retry policy and polling for all of them.
@@ -51,5 +54,6 @@ export function remoteEnginesFromEnv(env: NodeJS.ProcessEnv = process.env, commo
     createElevenLabsEngine({ ...shared, apiKey: val(env, 'ELEVENLABS_API_KEY'), baseUrl: val(env, 'ELEVENLABS_BASE_URL') }),
     createDeepgramEngine({ ...shared, apiKey: val(env, 'DEEPGRAM_API_KEY'), baseUrl: val(env, 'DEEPGRAM_BASE_URL') }),
     createXAIEngine({ ...shared, apiKey: val(env, 'XAI_API_KEY'), baseUrl: val(env, 'XAI_BASE_URL') }),
+    createGoogleEngine({ ...shared, apiKey: val(env, 'GEMINI_API_KEY'), baseUrl: val(env, 'GEMINI_BASE_URL') }),
   ];
 }

@@ -14,7 +14,7 @@ import { startDeepgramFake, type DeepgramFake } from '../../helpers/providers/de
  * ledger and the file store.
  */
 
-const PROVIDER_VARS = ['ELEVENLABS_API_KEY', 'ELEVENLABS_BASE_URL', 'DEEPGRAM_API_KEY', 'DEEPGRAM_BASE_URL', 'XAI_API_KEY', 'XAI_BASE_URL'];
+const PROVIDER_VARS = ['ELEVENLABS_API_KEY', 'ELEVENLABS_BASE_URL', 'DEEPGRAM_API_KEY', 'DEEPGRAM_BASE_URL', 'XAI_API_KEY', 'XAI_BASE_URL', 'GEMINI_API_KEY', 'GEMINI_BASE_URL'];
 const saved = Object.fromEntries(PROVIDER_VARS.map((k) => [k, process.env[k]]));
 after(() => {
   for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
@@ -34,6 +34,7 @@ const UNCONFIGURED: Array<[nodeType: string, input: Record<string, unknown>, var
   ['elevenlabs_sfx', { text: 'rain on a roof' }, /set ELEVENLABS_API_KEY/],
   ['ai_transcription', { audioUrl: 'data:audio/wav;base64,AAAA' }, /set DEEPGRAM_API_KEY/],
   ['grok_imagine_image_text', { prompt: 'a fox' }, /set XAI_API_KEY/],
+  ['gemini_pro_tts', { text: 'hello' }, /set GEMINI_API_KEY/],
 ];
 
 test('hosted models of unconfigured providers: listed unavailable with the variable to set; a run is 503 and costs nothing', async () => {

@@ -38,6 +38,7 @@ export const models: ModelDef[] = [
     f.boolean('diarize', 'Name the speakers', { default: true }),
     f.boolean('paragraphs', 'Split into paragraphs', { default: true }),
   ], 6_760, 'result', 'text'),
+  model('gemini-pro-tts', 'text-to-speech', [f.text('text', 'What to say', { required: true, maxLength: 10000 }), f.select('voice', 'Voice', ['Kore', 'Puck'], { default: 'Kore' })], 5_200),
   model('grok-imagine-image-text', 'text-to-image', [f.prompt(), f.select('output_format', 'File format', ['JPEG', 'PNG', 'WebP'], { default: 'JPEG' })], 26_000, 'result', 'image'),
 ];
 

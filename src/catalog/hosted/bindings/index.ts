@@ -1,6 +1,7 @@
 import type { EngineBinding } from '../../types.js';
 import { bindings as deepgram } from './deepgram.js';
 import { bindings as elevenlabs } from './elevenlabs.js';
+import { bindings as google } from './google.js';
 import { bindings as xai } from './xai.js';
 
 /** Hosted sub-model id → the adapter that runs it, from one file per provider. */
@@ -8,4 +9,5 @@ export const bindings: Record<string, EngineBinding> = {
   ...elevenlabs,
   ...deepgram,
   ...xai,
+  ...google,
 };
