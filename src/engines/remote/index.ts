@@ -6,6 +6,7 @@ import { createFalEngine } from './fal.js';
 import { createGoogleEngine } from './google.js';
 import { createOpenAIEngine } from './openai.js';
 import { createReplicateEngine } from './replicate.js';
+import { createWaveSpeedEngine } from './wavespeed.js';
 import { createXAIEngine } from './xai.js';
 import type { RemoteCommonSettings } from './settings.js';
 
@@ -16,12 +17,13 @@ export { createFalEngine, type FalSettings } from './fal.js';
 export { createGoogleEngine, type GoogleSettings } from './google.js';
 export { createOpenAIEngine, type OpenAISettings } from './openai.js';
 export { createReplicateEngine, type ReplicateSettings } from './replicate.js';
+export { createWaveSpeedEngine, type WaveSpeedSettings } from './wavespeed.js';
 export { createXAIEngine, type XAISettings } from './xai.js';
 export type { RemoteCommonSettings } from './settings.js';
 export type { RetryPolicy } from './http.js';
 
 /** The engine ids catalog bindings use for remote providers. */
-export const REMOTE_ENGINE_IDS = ['openai', 'fal', 'replicate', 'comfyui', 'elevenlabs', 'deepgram', 'xai', 'google'] as const;
+export const REMOTE_ENGINE_IDS = ['openai', 'fal', 'replicate', 'comfyui', 'elevenlabs', 'deepgram', 'xai', 'google', 'wavespeed'] as const;
 
 const val = (env: NodeJS.ProcessEnv, name: string) => {
   const v = env[name]?.trim();
@@ -40,6 +42,7 @@ const val = (env: NodeJS.ProcessEnv, name: string) => {
  *   DEEPGRAM_API_KEY, DEEPGRAM_BASE_URL
  *   XAI_API_KEY, XAI_BASE_URL
  *   GEMINI_API_KEY, GEMINI_BASE_URL   the Gemini API (Google)
+ *   WAVESPEED_API_KEY, WAVESPEED_BASE_URL
  *   ATELIER_ALLOW_PRIVATE_URLS=1      output files may come from internal addresses (unless `common` says otherwise)
  *
  * `common` lets the caller (and tests) set limits, retry policy and polling for all of them.
@@ -55,5 +58,6 @@ export function remoteEnginesFromEnv(env: NodeJS.ProcessEnv = process.env, commo
     createDeepgramEngine({ ...shared, apiKey: val(env, 'DEEPGRAM_API_KEY'), baseUrl: val(env, 'DEEPGRAM_BASE_URL') }),
     createXAIEngine({ ...shared, apiKey: val(env, 'XAI_API_KEY'), baseUrl: val(env, 'XAI_BASE_URL') }),
     createGoogleEngine({ ...shared, apiKey: val(env, 'GEMINI_API_KEY'), baseUrl: val(env, 'GEMINI_BASE_URL') }),
+    createWaveSpeedEngine({ ...shared, apiKey: val(env, 'WAVESPEED_API_KEY'), baseUrl: val(env, 'WAVESPEED_BASE_URL') }),
   ];
 }

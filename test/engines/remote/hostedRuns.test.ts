@@ -5,8 +5,9 @@ import { balance, waitForStatus } from '../../helpers/poll.js';
 import { HOSTED_MODELS_MODULE } from '../../helpers/providers/hostedModels.js';
 import { startElevenLabsFake, type ElevenLabsFake } from '../../helpers/providers/elevenlabs.js';
 import { dataUrl } from '../../helpers/engineContext.js';
-import { makeWav } from '../../helpers/providers/media.js';
+import { makeMp4Head, makeWav } from '../../helpers/providers/media.js';
 import { startDeepgramFake, type DeepgramFake } from '../../helpers/providers/deepgram.js';
+import { startWaveSpeedFake, type WaveSpeedFake } from '../../helpers/providers/wavespeed.js';
 
 /**
  * The provider adapters through a whole Atelier: hosted sub-models bound by src/catalog/hosted/bindings
@@ -14,7 +15,7 @@ import { startDeepgramFake, type DeepgramFake } from '../../helpers/providers/de
  * ledger and the file store.
  */
 
-const PROVIDER_VARS = ['ELEVENLABS_API_KEY', 'ELEVENLABS_BASE_URL', 'DEEPGRAM_API_KEY', 'DEEPGRAM_BASE_URL', 'XAI_API_KEY', 'XAI_BASE_URL', 'GEMINI_API_KEY', 'GEMINI_BASE_URL'];
+const PROVIDER_VARS = ['ELEVENLABS_API_KEY', 'ELEVENLABS_BASE_URL', 'DEEPGRAM_API_KEY', 'DEEPGRAM_BASE_URL', 'XAI_API_KEY', 'XAI_BASE_URL', 'GEMINI_API_KEY', 'GEMINI_BASE_URL', 'WAVESPEED_API_KEY', 'WAVESPEED_BASE_URL'];
 const saved = Object.fromEntries(PROVIDER_VARS.map((k) => [k, process.env[k]]));
 after(() => {
   for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
@@ -35,6 +36,7 @@ const UNCONFIGURED: Array<[nodeType: string, input: Record<string, unknown>, var
   ['ai_transcription', { audioUrl: 'data:audio/wav;base64,AAAA' }, /set DEEPGRAM_API_KEY/],
   ['grok_imagine_image_text', { prompt: 'a fox' }, /set XAI_API_KEY/],
   ['gemini_pro_tts', { text: 'hello' }, /set GEMINI_API_KEY/],
+  ['video_upscaler', { video_url: 'data:video/mp4;base64,AAAA' }, /set WAVESPEED_API_KEY/],
 ];
 
 test('hosted models of unconfigured providers: listed unavailable with the variable to set; a run is 503 and costs nothing', async () => {
@@ -157,5 +159,46 @@ describe('Deepgram through a whole Atelier', () => {
     assert.match(run.error, /Deepgram rejected the input \(HTTP 400\): Bad Request: failed to process audio/);
     assert.deepEqual(await ledgerOf(srv, u.key, run.id), ['release', 'reserve']);
     assert.deepEqual(await balance(srv, u.key), before);
+  });
+});
+
+describe('WaveSpeed through a whole Atelier', () => {
+  const KEY = 'ws-e2e-key-1f2e3d';
+  let fake: WaveSpeedFake;
+  let srv: TestServer;
+  before(async () => {
+    fake = await startWaveSpeedFake(KEY);
+    process.env.WAVESPEED_API_KEY = KEY;
+    process.env.WAVESPEED_BASE_URL = `${fake.url}/api/v3`;
+    // the fake serves the outputs from a loopback address
+    srv = await startTestServer({ ATELIER_TEST_ENGINES_MODULE: HOSTED_MODELS_MODULE, ATELIER_ALLOW_PRIVATE_URLS: '1' });
+  });
+  after(async () => {
+    await srv.close();
+    await fake.close();
+  });
+
+  test('an upscale is uploaded, polled to completion and its video stored and charged', async () => {
+    const u = await srv.user();
+    const r = await srv.request('POST', '/v1/nodes/video_upscaler/run', { key: u.key, body: { input: { video_url: dataUrl(makeMp4Head(), 'video/mp4'), target_resolution: '4k' } } });
+    assert.equal(r.status, 202, r.text);
+    const run = await waitForStatus(srv, u.key, `/v1/nodes/runs/${r.body.runId}`, ['COMPLETED', 'FAILED']);
+    assert.equal(run.status, 'COMPLETED', run.error);
+    assert.equal(run.files[0].contentType, 'video/mp4');
+    assert.equal([...fake.jobs.values()].at(-1)!.input.target_resolution, '4k');
+    assert.deepEqual(await ledgerOf(srv, u.key, run.id), ['capture', 'reserve']);
+  });
+
+  test('a prediction that fails at WaveSpeed fails the run and refunds it; nothing is stored', async () => {
+    const u = await srv.user();
+    const before = await balance(srv, u.key);
+    fake.failNext = 'video too long';
+    const r = await srv.request('POST', '/v1/nodes/video_upscaler/run', { key: u.key, body: { input: { video_url: dataUrl(makeMp4Head(), 'video/mp4') } } });
+    const run = await waitForStatus(srv, u.key, `/v1/nodes/runs/${r.body.runId}`, ['COMPLETED', 'FAILED']);
+    assert.equal(run.status, 'FAILED');
+    assert.match(run.error, /WaveSpeed prediction \w+ failed: video too long/);
+    assert.deepEqual(await ledgerOf(srv, u.key, run.id), ['release', 'reserve']);
+    assert.deepEqual(await balance(srv, u.key), before);
+    assert.equal(await filesOf(srv, u.accountId), 0);
   });
 });

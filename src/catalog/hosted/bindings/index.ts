@@ -2,6 +2,7 @@ import type { EngineBinding } from '../../types.js';
 import { bindings as deepgram } from './deepgram.js';
 import { bindings as elevenlabs } from './elevenlabs.js';
 import { bindings as google } from './google.js';
+import { bindings as wavespeed } from './wavespeed.js';
 import { bindings as xai } from './xai.js';
 
 /** Hosted sub-model id → the adapter that runs it, from one file per provider. */
@@ -10,4 +11,5 @@ export const bindings: Record<string, EngineBinding> = {
   ...deepgram,
   ...xai,
   ...google,
+  ...wavespeed,
 };
