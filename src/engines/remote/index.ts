@@ -4,6 +4,7 @@ import { createDeepgramEngine } from './deepgram.js';
 import { createElevenLabsEngine } from './elevenlabs.js';
 import { createFalEngine } from './fal.js';
 import { createGoogleEngine } from './google.js';
+import { createHedraEngine } from './hedra.js';
 import { createOpenAIEngine } from './openai.js';
 import { createReplicateEngine } from './replicate.js';
 import { createWaveSpeedEngine } from './wavespeed.js';
@@ -15,6 +16,7 @@ export { createDeepgramEngine, type DeepgramSettings } from './deepgram.js';
 export { createElevenLabsEngine, type ElevenLabsSettings } from './elevenlabs.js';
 export { createFalEngine, type FalSettings } from './fal.js';
 export { createGoogleEngine, type GoogleSettings } from './google.js';
+export { createHedraEngine, type HedraSettings } from './hedra.js';
 export { createOpenAIEngine, type OpenAISettings } from './openai.js';
 export { createReplicateEngine, type ReplicateSettings } from './replicate.js';
 export { createWaveSpeedEngine, type WaveSpeedSettings } from './wavespeed.js';
@@ -23,7 +25,7 @@ export type { RemoteCommonSettings } from './settings.js';
 export type { RetryPolicy } from './http.js';
 
 /** The engine ids catalog bindings use for remote providers. */
-export const REMOTE_ENGINE_IDS = ['openai', 'fal', 'replicate', 'comfyui', 'elevenlabs', 'deepgram', 'xai', 'google', 'wavespeed'] as const;
+export const REMOTE_ENGINE_IDS = ['openai', 'fal', 'replicate', 'comfyui', 'elevenlabs', 'deepgram', 'xai', 'google', 'wavespeed', 'hedra'] as const;
 
 const val = (env: NodeJS.ProcessEnv, name: string) => {
   const v = env[name]?.trim();
@@ -43,6 +45,7 @@ const val = (env: NodeJS.ProcessEnv, name: string) => {
  *   XAI_API_KEY, XAI_BASE_URL
  *   GEMINI_API_KEY, GEMINI_BASE_URL   the Gemini API (Google)
  *   WAVESPEED_API_KEY, WAVESPEED_BASE_URL
+ *   HEDRA_API_KEY, HEDRA_BASE_URL
  *   ATELIER_ALLOW_PRIVATE_URLS=1      output files may come from internal addresses (unless `common` says otherwise)
  *
  * `common` lets the caller (and tests) set limits, retry policy and polling for all of them.
@@ -59,5 +62,6 @@ export function remoteEnginesFromEnv(env: NodeJS.ProcessEnv = process.env, commo
     createXAIEngine({ ...shared, apiKey: val(env, 'XAI_API_KEY'), baseUrl: val(env, 'XAI_BASE_URL') }),
     createGoogleEngine({ ...shared, apiKey: val(env, 'GEMINI_API_KEY'), baseUrl: val(env, 'GEMINI_BASE_URL') }),
     createWaveSpeedEngine({ ...shared, apiKey: val(env, 'WAVESPEED_API_KEY'), baseUrl: val(env, 'WAVESPEED_BASE_URL') }),
+    createHedraEngine({ ...shared, apiKey: val(env, 'HEDRA_API_KEY'), baseUrl: val(env, 'HEDRA_BASE_URL') }),
   ];
 }

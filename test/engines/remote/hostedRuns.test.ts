@@ -15,7 +15,7 @@ import { startWaveSpeedFake, type WaveSpeedFake } from '../../helpers/providers/
  * ledger and the file store.
  */
 
-const PROVIDER_VARS = ['ELEVENLABS_API_KEY', 'ELEVENLABS_BASE_URL', 'DEEPGRAM_API_KEY', 'DEEPGRAM_BASE_URL', 'XAI_API_KEY', 'XAI_BASE_URL', 'GEMINI_API_KEY', 'GEMINI_BASE_URL', 'WAVESPEED_API_KEY', 'WAVESPEED_BASE_URL'];
+const PROVIDER_VARS = ['ELEVENLABS_API_KEY', 'ELEVENLABS_BASE_URL', 'DEEPGRAM_API_KEY', 'DEEPGRAM_BASE_URL', 'XAI_API_KEY', 'XAI_BASE_URL', 'GEMINI_API_KEY', 'GEMINI_BASE_URL', 'WAVESPEED_API_KEY', 'WAVESPEED_BASE_URL', 'HEDRA_API_KEY', 'HEDRA_BASE_URL'];
 const saved = Object.fromEntries(PROVIDER_VARS.map((k) => [k, process.env[k]]));
 after(() => {
   for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
@@ -37,6 +37,7 @@ const UNCONFIGURED: Array<[nodeType: string, input: Record<string, unknown>, var
   ['grok_imagine_image_text', { prompt: 'a fox' }, /set XAI_API_KEY/],
   ['gemini_pro_tts', { text: 'hello' }, /set GEMINI_API_KEY/],
   ['video_upscaler', { video_url: 'data:video/mp4;base64,AAAA' }, /set WAVESPEED_API_KEY/],
+  ['hedra_lipsync', { image_url: 'data:image/png;base64,AAAA', audio_url: 'data:audio/wav;base64,AAAA' }, /set HEDRA_API_KEY/],
 ];
 
 test('hosted models of unconfigured providers: listed unavailable with the variable to set; a run is 503 and costs nothing', async () => {

@@ -40,6 +40,7 @@ export const models: ModelDef[] = [
   ], 6_760, 'result', 'text'),
   model('gemini-pro-tts', 'text-to-speech', [f.text('text', 'What to say', { required: true, maxLength: 10000 }), f.select('voice', 'Voice', ['Kore', 'Puck'], { default: 'Kore' })], 5_200),
   model('video-upscaler', 'video-to-video', [f.video(), f.select('target_resolution', 'Target size', ['720p', '1080p', '2k', '4k'], { default: '1080p' })], 1_560_000, 'result', 'video'),
+  model('hedra-lipsync', 'lipsync', [f.image(), f.audio(), f.text('text_prompt', 'How the person moves', { maxLength: 2000 })], 1_638_000, 'result', 'video'),
   model('grok-imagine-image-text', 'text-to-image', [f.prompt(), f.select('output_format', 'File format', ['JPEG', 'PNG', 'WebP'], { default: 'JPEG' })], 26_000, 'result', 'image'),
 ];
 

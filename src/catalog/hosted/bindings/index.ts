@@ -2,6 +2,7 @@ import type { EngineBinding } from '../../types.js';
 import { bindings as deepgram } from './deepgram.js';
 import { bindings as elevenlabs } from './elevenlabs.js';
 import { bindings as google } from './google.js';
+import { bindings as hedra } from './hedra.js';
 import { bindings as wavespeed } from './wavespeed.js';
 import { bindings as xai } from './xai.js';
 
@@ -12,4 +13,5 @@ export const bindings: Record<string, EngineBinding> = {
   ...xai,
   ...google,
   ...wavespeed,
+  ...hedra,
 };
