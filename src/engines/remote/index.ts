@@ -5,6 +5,7 @@ import { createElevenLabsEngine } from './elevenlabs.js';
 import { createFalEngine } from './fal.js';
 import { createGoogleEngine } from './google.js';
 import { createHedraEngine } from './hedra.js';
+import { createMistralEngine } from './mistral.js';
 import { createOpenAIEngine } from './openai.js';
 import { createReplicateEngine } from './replicate.js';
 import { createWaveSpeedEngine } from './wavespeed.js';
@@ -17,6 +18,7 @@ export { createElevenLabsEngine, type ElevenLabsSettings } from './elevenlabs.js
 export { createFalEngine, type FalSettings } from './fal.js';
 export { createGoogleEngine, type GoogleSettings } from './google.js';
 export { createHedraEngine, type HedraSettings } from './hedra.js';
+export { createMistralEngine, type MistralSettings } from './mistral.js';
 export { createOpenAIEngine, type OpenAISettings } from './openai.js';
 export { createReplicateEngine, type ReplicateSettings } from './replicate.js';
 export { createWaveSpeedEngine, type WaveSpeedSettings } from './wavespeed.js';
@@ -25,7 +27,7 @@ export type { RemoteCommonSettings } from './settings.js';
 export type { RetryPolicy } from './http.js';
 
 /** The engine ids catalog bindings use for remote providers. */
-export const REMOTE_ENGINE_IDS = ['openai', 'fal', 'replicate', 'comfyui', 'elevenlabs', 'deepgram', 'xai', 'google', 'wavespeed', 'hedra'] as const;
+export const REMOTE_ENGINE_IDS = ['openai', 'fal', 'replicate', 'comfyui', 'elevenlabs', 'deepgram', 'xai', 'google', 'wavespeed', 'hedra', 'mistral'] as const;
 
 const val = (env: NodeJS.ProcessEnv, name: string) => {
   const v = env[name]?.trim();
@@ -46,6 +48,7 @@ const val = (env: NodeJS.ProcessEnv, name: string) => {
  *   GEMINI_API_KEY, GEMINI_BASE_URL   the Gemini API (Google)
  *   WAVESPEED_API_KEY, WAVESPEED_BASE_URL
  *   HEDRA_API_KEY, HEDRA_BASE_URL
+ *   MISTRAL_API_KEY, MISTRAL_BASE_URL
  *   ATELIER_ALLOW_PRIVATE_URLS=1      output files may come from internal addresses (unless `common` says otherwise)
  *
  * `common` lets the caller (and tests) set limits, retry policy and polling for all of them.
@@ -63,5 +66,6 @@ export function remoteEnginesFromEnv(env: NodeJS.ProcessEnv = process.env, commo
     createGoogleEngine({ ...shared, apiKey: val(env, 'GEMINI_API_KEY'), baseUrl: val(env, 'GEMINI_BASE_URL') }),
     createWaveSpeedEngine({ ...shared, apiKey: val(env, 'WAVESPEED_API_KEY'), baseUrl: val(env, 'WAVESPEED_BASE_URL') }),
     createHedraEngine({ ...shared, apiKey: val(env, 'HEDRA_API_KEY'), baseUrl: val(env, 'HEDRA_BASE_URL') }),
+    createMistralEngine({ ...shared, apiKey: val(env, 'MISTRAL_API_KEY'), baseUrl: val(env, 'MISTRAL_BASE_URL') }),
   ];
 }
