@@ -77,7 +77,7 @@ export function createElevenLabsEngine(s: ElevenLabsSettings): Engine {
       const scope = runScope(ctx);
       try {
         ctx.progress(0.05, 'sending to ElevenLabs');
-        const file = op === 'dubbing' ? await dub(client, req, ctx, scope, common) : await direct(client, op, req, ctx, scope);
+        const file = op === 'dubbing' ? await dub(client, req, ctx, scope, common) : await direct(client, op, req, ctx, scope, common);
         ctx.progress(1, 'done');
         return { result: [file] } satisfies EngineOutputs;
       } catch (err) {
@@ -110,10 +110,12 @@ function voiceId(input: Record<string, unknown>): string {
   return v;
 }
 
-async function direct(client: ProviderClient, op: Exclude<Operation, 'dubbing'>, req: ExecuteRequest, ctx: EngineContext, scope: RunScope) {
+async function direct(client: ProviderClient, op: Exclude<Operation, 'dubbing'>, req: ExecuteRequest, ctx: EngineContext, scope: RunScope, common: ResolvedCommon) {
   const { input, options } = req;
+  // The audio comes back in the answer, once it is all made (minutes for a long song): give it a download's time.
+  const timeoutMs = Math.max(client.policy.requestTimeoutMs, common.downloadTimeoutMs);
   const send = (path: string, init: { json?: unknown; body?: FormData }) =>
-    client.request(path, { ...init, signal: scope.signal, deadline: scope.deadline, retry: 'safe', headers: { accept: 'audio/*' } });
+    client.request(path, { ...init, signal: scope.signal, deadline: scope.deadline, retry: 'safe', timeoutMs, headers: { accept: 'audio/*' } });
   let res;
   switch (op) {
     case 'tts': {

@@ -75,7 +75,7 @@ export function createXAIEngine(s: XAISettings): Engine {
           else body.images = images;
         }
         ctx.progress(0.1, 'generating on xAI');
-        const res = await client.request(edit ? 'images/edits' : 'images/generations', { json: body, signal: scope.signal, deadline: scope.deadline, retry: 'safe' }).catch((err: unknown) => {
+        const res = await client.request(edit ? 'images/edits' : 'images/generations', { json: body, signal: scope.signal, deadline: scope.deadline, retry: 'safe', timeoutMs: Math.max(client.policy.requestTimeoutMs, 180_000) }).catch((err: unknown) => {
           // xAI answers a wrong key with 400 like a bad argument: that is the operator's to fix, not the caller's input.
           if (err instanceof ProviderInputError && /api key/i.test(err.message)) throw new EngineError(`${err.message}; check XAI_API_KEY`);
           throw err;
