@@ -1,7 +1,7 @@
 import { test, after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, expectErrorBody, type TestServer } from '../../helpers/server.js';
-import { balance, waitForStatus } from '../../helpers/poll.js';
+import { balance, until, waitForStatus } from '../../helpers/poll.js';
 import { HOSTED_MODELS_MODULE } from '../../helpers/providers/hostedModels.js';
 import { startElevenLabsFake, type ElevenLabsFake } from '../../helpers/providers/elevenlabs.js';
 import { dataUrl } from '../../helpers/engineContext.js';
@@ -122,6 +122,25 @@ describe('ElevenLabs through a whole Atelier', () => {
     assert.equal(run.files[0].contentType, 'audio/mpeg');
     assert.equal([...fake.dubs.values()].at(-1)!.target, 'fr');
     assert.equal(await filesOf(srv, u.accountId), 1);
+  });
+
+  test('canceling a run while ElevenLabs dubs deletes the dubbing there and refunds the run', async () => {
+    const u = await srv.user();
+    const before = await balance(srv, u.key);
+    fake.dubbingPolls = 1_000_000;
+    try {
+      const known = fake.dubs.size;
+      const r = await srv.request('POST', '/v1/nodes/elevenlabs_dubbing/run', { key: u.key, body: { input: { audioUrl: dataUrl(makeWav(0.05), 'audio/wav'), targetLanguage: 'Spanish' } } });
+      assert.equal(r.status, 202, r.text);
+      await until('the dubbing to be polled at ElevenLabs', () => fake.dubs.size > known && [...fake.dubs.values()].at(-1)!.polls >= 1);
+      const c = await srv.request('POST', `/v1/nodes/runs/${r.body.runId}/cancel`, { key: u.key });
+      assert.equal(c.body.status, 'CANCELED');
+      const dub = [...fake.dubs.values()].at(-1)!;
+      await until('the dubbing to be deleted at ElevenLabs', () => dub.deleted);
+      assert.deepEqual(await balance(srv, u.key), before);
+    } finally {
+      fake.dubbingPolls = 2;
+    }
   });
 });
 
