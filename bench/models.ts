@@ -34,7 +34,7 @@ interface SpeedRow { nodeType: string; subModelId: string | null; engine: string
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-bench-models-'));
 const config = loadConfig({ ...process.env, DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://unused/unused' });
-const { catalog, engines } = await loadCatalog(config, { ...process.env, OPENAI_API_KEY: '', FAL_KEY: '', REPLICATE_API_TOKEN: '', COMFYUI_URL: '' });
+const { catalog, engines } = await loadCatalog(config, { ...process.env, OPENAI_API_KEY: '', FAL_KEY: '', REPLICATE_API_TOKEN: '', COMFYUI_URL: '', ELEVENLABS_API_KEY: '', DEEPGRAM_API_KEY: '', XAI_API_KEY: '', GEMINI_API_KEY: '', WAVESPEED_API_KEY: '', HEDRA_API_KEY: '', MISTRAL_API_KEY: '' });
 const runner = new ModelRunner(catalog, engines);
 const log = (s: string) => console.log(s);
 const startedAt = new Date().toISOString();

@@ -9,7 +9,7 @@ import type { ModeDef, ModelDef } from './types.js';
  */
 export type EngineKind = 'ml' | 'tool' | 'procedural' | 'remote';
 
-const REMOTE = new Set(['openai', 'openrouter', 'fal', 'replicate', 'comfyui', 'no-adapter']);
+const REMOTE = new Set(['openai', 'openrouter', 'fal', 'replicate', 'comfyui', 'elevenlabs', 'deepgram', 'xai', 'google', 'wavespeed', 'hedra', 'mistral', 'no-adapter']);
 
 const KINDS: Record<string, EngineKind> = {
   // Trained networks run here.

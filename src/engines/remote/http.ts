@@ -291,6 +291,13 @@ function describeErrorJson(j: unknown): string | undefined {
     if (parts.length || nodes) return [...parts, nodes].filter(Boolean).join(': ');
   }
   if (typeof o.error === 'string') return o.error;
+  // Deepgram: { err_code, err_msg, request_id }
+  if (typeof o.err_msg === 'string') return typeof o.err_code === 'string' ? `${o.err_code}: ${o.err_msg}` : o.err_msg;
+  // ElevenLabs: { detail: { status, message } }
+  if (o.detail && typeof o.detail === 'object' && !Array.isArray(o.detail) && typeof (o.detail as Record<string, unknown>).message === 'string') {
+    const d = o.detail as Record<string, unknown>;
+    return typeof d.status === 'string' ? `${d.message as string} (${d.status})` : (d.message as string);
+  }
   // FastAPI-style (fal) and Replicate problem details: { detail: string | [{ loc, msg }] , title }
   if (typeof o.detail === 'string') return o.detail;
   if (Array.isArray(o.detail)) {

@@ -100,3 +100,18 @@ export function textFromResult(result: unknown, path: string | undefined, label:
   if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v.join('');
   throw new EngineError(`${label} finished but returned no text${path ? ` at "${path}"` : ''}`);
 }
+
+/**
+ * A file a provider sent as bytes, typed by sniffing and refused unless it is the kind it was asked for
+ * (a JSON error page served with 200, a truncated body): such an answer fails the run, so it is neither
+ * stored nor charged.
+ */
+export function expectMedia(data: Buffer, kinds: Array<'image' | 'audio' | 'video'>, base: string, label: string): FileOutput {
+  if (data.length === 0) throw new EngineError(`${label} answered with an empty file`);
+  const file = fileOutput(data, base);
+  const top = file.contentType.split('/')[0] as string;
+  if (!(kinds as string[]).includes(top)) {
+    throw new EngineError(`${label} answered with something that is not ${kinds.join(' or ')} (${file.contentType}${file.contentType === 'application/octet-stream' ? `, starting ${JSON.stringify(data.subarray(0, 24).toString('latin1'))}` : ''})`);
+  }
+  return file;
+}

@@ -15,6 +15,13 @@ test('with no provider variables every adapter is listed, unavailable, with the 
   assert.match(reasons[2]!.reason!, /set REPLICATE_API_TOKEN/);
   assert.match(reasons[3]!.reason!, /set COMFYUI_URL/);
   assert.match(reasons[4]!.reason!, /set OPENROUTER_API_KEY/);
+  assert.match(reasons[5]!.reason!, /set ELEVENLABS_API_KEY/);
+  assert.match(reasons[6]!.reason!, /set DEEPGRAM_API_KEY/);
+  assert.match(reasons[7]!.reason!, /set XAI_API_KEY/);
+  assert.match(reasons[8]!.reason!, /set GEMINI_API_KEY/);
+  assert.match(reasons[9]!.reason!, /set WAVESPEED_API_KEY/);
+  assert.match(reasons[10]!.reason!, /set HEDRA_API_KEY/);
+  assert.match(reasons[11]!.reason!, /set MISTRAL_API_KEY/);
   for (const e of engines) assert.ok(e.requirements.length > 0);
   // blank values count as unset
   assert.equal((await remoteEnginesFromEnv({ FAL_KEY: '  ' })[1]!.availability()).available, false);
@@ -23,10 +30,10 @@ test('with no provider variables every adapter is listed, unavailable, with the 
 test('configured from the environment: key-based adapters available without network; servers that cannot list their models unavailable', async () => {
   // Nothing listens on these ports: an OpenAI-compatible server and ComfyUI are asked what they serve
   // (GET /models, GET /object_info) and, unreachable, are unavailable with the reason (issue 19).
-  const env = { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', FAL_KEY: 'k', REPLICATE_API_TOKEN: 't', COMFYUI_URL: 'http://127.0.0.1:9' };
+  const env = { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', FAL_KEY: 'k', REPLICATE_API_TOKEN: 't', COMFYUI_URL: 'http://127.0.0.1:9', ELEVENLABS_API_KEY: 'e', DEEPGRAM_API_KEY: 'd', XAI_API_KEY: 'x', GEMINI_API_KEY: 'g', WAVESPEED_API_KEY: 'w', HEDRA_API_KEY: 'h', MISTRAL_API_KEY: 'm' };
   const all = remoteEnginesFromEnv(env);
   const status = await Promise.all(all.map((e) => e.availability()));
-  assert.deepEqual(status.map((a) => a.available), [false, true, true, false, false]);
+  assert.deepEqual(status.map((a) => a.available), [false, true, true, false, false, true, true, true, true, true, true, true]);
   assert.match(status[0]!.reason!, /GET \/models failed/);
   assert.match(status[3]!.reason!, /GET \/object_info failed/);
 

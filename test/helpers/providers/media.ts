@@ -80,3 +80,10 @@ export function makeMp4Head(brand = 'isom'): Buffer {
   ftyp.write('isomavc1', 16, 'latin1');
   return Buffer.concat([ftyp, Buffer.alloc(64)]);
 }
+
+/** MPEG-1 Layer III frames (128 kb/s, 44.1 kHz) of silence: what an MP3 answer starts with. */
+export function makeMp3(frames = 4): Buffer {
+  const frame = Buffer.alloc(417);
+  frame.set([0xff, 0xfb, 0x90, 0x64]);
+  return Buffer.concat(Array.from({ length: frames }, () => frame));
+}
