@@ -6,11 +6,12 @@ import { models as audio } from './localAudio.js';
 import { models as text } from './localText.js';
 import { llmModels } from './localLlm.js';
 import { models as remote } from './remote.js';
+import { models as utilities } from './utilities.js';
 
 /**
  * Every built-in model definition, in catalog order; each family lives in its own file. A function,
  * because llama_cpp's sub-models are the GGUF files found in MODELS_DIR when the catalog is built.
  */
 export function builtinModels(env: NodeJS.ProcessEnv = process.env): ModelDef[] {
-  return [...image, ...video, ...lipsync, ...audio, ...llmModels(env), ...text, ...remote];
+  return [...image, ...video, ...lipsync, ...audio, ...llmModels(env), ...text, ...remote, ...utilities];
 }
