@@ -4,6 +4,7 @@ import { fileOutput } from './encode.js';
 import { stage, stringInput, videoEngine } from './engine.js';
 import { loadVideo } from './inputs.js';
 import { MAX_SECONDS } from './limits.js';
+import { decodedDuration } from './probe.js';
 import { ffmpeg } from './run.js';
 
 const FORMATS = {
@@ -29,6 +30,12 @@ export const extractAudioEngine = videoEngine({
     await ffmpeg(['-i', video.file, '-map', '0:a:0', '-vn', ...FORMATS[format].args, '-t', seconds.toFixed(3), out], {
       signal: ctx.signal, deadline: ctx.deadline, expectedSeconds: seconds, onProgress: stage(ctx, 0.1, 0.95, 'extracting'),
     });
-    return { audio_url: [await fileOutput(out, FORMATS[format].contentType, name, ctx.signal)] };
+    const file = await fileOutput(out, FORMATS[format].contentType, name, ctx.signal);
+    // An ADTS stream's header only estimates its length from the bit rate: measure it.
+    if (format === 'aac') {
+      const seconds = await decodedDuration(out, ctx.signal);
+      if (seconds !== undefined) file.durationSeconds = Math.round(seconds * 1000) / 1000;
+    }
+    return { audio_url: [file] };
   },
 });
