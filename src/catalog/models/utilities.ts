@@ -58,8 +58,8 @@ export const models: ModelDef[] = [
         }),
       ],
       outputs: [{ name: 'image_url', dataType: 'image', label: 'Output Image', wireType: 'string[]' }],
-      // The hosted per_image rule: one image a run.
-      pricing: { kind: 'per_unit', unit: 'image', microcreditsPerUnit: 5000, defaultQuantity: 1 },
+      // The hosted per_image rule: a run crops one image.
+      pricing: { kind: 'flat', microcredits: 5000 },
       defaultEstimateMicrocredits: 5000,
       engine: { engine: 'image-crop' }, timeoutSeconds: 60,
     },
