@@ -1,6 +1,6 @@
 import type { WebhookConfig } from '../events/types.js';
 import { predecessorIndex, type PredecessorIndex } from './readySet.js';
-import { upgradeGraph } from './legacyHandles.js';
+import { upgradeGraph } from './legacyGraph.js';
 import type { Graph, GraphNode } from './types.js';
 
 /**

@@ -8,7 +8,7 @@ import { decodeCursor, pageOf } from '../pagination.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { isMultiMode } from '../catalog/catalog.js';
 import type { ModeDef } from '../catalog/types.js';
-import { canonicalHandle, upgradeGraph } from './legacyHandles.js';
+import { canonicalHandle, upgradeGraph } from './legacyGraph.js';
 import { copyGraph, makeRequestFields, requestNode, responseNode, workflowView } from './record.js';
 import { portsOf, requestFieldsOf } from './ports.js';
 import { validateGraph, type ModeLookup } from './validate.js';

@@ -249,14 +249,19 @@ describe('hosted output keys in workflows', () => {
     const got = await req('GET', `/v1/workflows/${w.id}`);
     const edge = got.body.edges.find((e: any) => e.source === w.crop);
     assert.equal(edge.sourceHandle, 'out:image_url');
-    // A graph stored before the rename (written straight to the database, as an old version left it).
+    // A graph stored before the rename (written straight to the database, as an old version left it): the
+    // old output handle, and the crop node's old pixel inputs.
     await srv.services.db.query(
-      `UPDATE workflows SET graph = jsonb_set(graph, '{edges}', (SELECT jsonb_agg(CASE WHEN e->>'sourceHandle' = 'out:image_url' THEN jsonb_set(e, '{sourceHandle}', '"out:result"') ELSE e END) FROM jsonb_array_elements(graph->'edges') e)) WHERE id = $1`,
-      [w.id],
+      `UPDATE workflows SET graph = jsonb_set(jsonb_set(graph, '{edges}', (SELECT jsonb_agg(CASE WHEN e->>'sourceHandle' = 'out:image_url' THEN jsonb_set(e, '{sourceHandle}', '"out:result"') ELSE e END) FROM jsonb_array_elements(graph->'edges') e)),
+         '{nodes}', (SELECT jsonb_agg(CASE WHEN n->>'id' = $2 THEN jsonb_set(n, '{data}', '{"left": 10, "top": 20, "width": 100, "height": 50}') ELSE n END) FROM jsonb_array_elements(graph->'nodes') n))
+       WHERE id = $1`,
+      [w.id, w.crop],
     );
     const stored = (await srv.services.db.query(`SELECT graph FROM workflows WHERE id = $1`, [w.id])).rows[0].graph;
     assert.ok(stored.edges.some((e: any) => e.sourceHandle === 'out:result'), 'the old handle is in the database');
-    assert.equal((await req('GET', `/v1/workflows/${w.id}`)).body.edges.find((e: any) => e.source === w.crop).sourceHandle, 'out:image_url');
+    const read = (await req('GET', `/v1/workflows/${w.id}`)).body;
+    assert.equal(read.edges.find((e: any) => e.source === w.crop).sourceHandle, 'out:image_url');
+    assert.deepEqual(read.nodes.find((n: any) => n.id === w.crop).data, { x_px: 10, y_px: 20, width_px: 100, height_px: 50 });
     const r = await req('POST', '/v1/runs', { workflowId: w.id, values: { [w.request]: { image: shapes } } });
     assert.equal(r.status, 202, r.text);
     let run: any;
@@ -268,5 +273,8 @@ describe('hosted output keys in workflows', () => {
     } while (!['COMPLETED', 'FAILED', 'CANCELED'].includes(run.status));
     assert.equal(run.status, 'COMPLETED', JSON.stringify(run).slice(0, 500));
     assert.match(JSON.stringify(run.output ?? run.outputs), /out:image_url/);
+    const cropped = run.nodeRuns.find((n: any) => n.nodeId === w.crop).output.image_url[0];
+    const meta = await sharp(await download(cropped)).metadata();
+    assert.deepEqual([meta.width, meta.height], [100, 50], 'the old pixel inputs, under their new names');
   });
 });
