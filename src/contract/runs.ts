@@ -33,7 +33,7 @@ export const NodeRunSchema = Type.Object({
   subModelId: Nullable(Type.String({ description: 'The sub-model of a multi-mode model; null for a model with one mode' })),
   status: RunStatus,
   input: Type.Object({}, { additionalProperties: true }),
-  output: Nullable(Type.Object({}, { additionalProperties: true, description: 'result: file URLs (media models); output: text (text models)' })),
+  output: Nullable(Type.Object({}, { additionalProperties: true, description: 'Keyed by the mode’s declared outputs (schema outputs[].name): result (file URLs) plus resultMetadata (per image: size, width, height, modelId, mimeType, mediaType) for image models; output (text) for text models; the hosted keys for the hosted utilities (image_url, video_url, audio_url; text and content_url)' })),
   files: Type.Array(Type.Ref(FileViewSchema)),
   error: Nullable(Type.String()),
   errorCode: Type.Optional(Nullable(Type.String({ description: 'A named run failure: OUTPUT_TOO_LARGE, ENGINE_CRASHED, ENGINE_TIMEOUT' }))),

@@ -7,6 +7,7 @@ import type { FileService } from '../files/service.js';
 import type { StoredOutput } from '../runs/view.js';
 import type { EnginePools } from './pools.js';
 import { RunFailure } from './failure.js';
+import { resultMetadata, type StoredFileFacts } from './resultMetadata.js';
 
 export interface EngineJob {
   accountId: string;
@@ -81,12 +82,20 @@ export class EngineRunner {
     return Object.values(outputs).some((v) => (Array.isArray(v) ? v.some((x) => x.kind === 'file') : v.kind === 'file'));
   }
 
-  /** Saves file outputs (rows in the caller's transaction) and returns what the run stores. */
-  async store(tx: Queryable, accountId: string, runId: string, outputs: EngineOutputs): Promise<StoredOutput> {
+  /**
+   * Saves file outputs (rows in the caller's transaction) and returns what the run stores. A `result` list
+   * of images gets `resultMetadata` beside it (execution/resultMetadata.ts), naming the mode that ran.
+   */
+  async store(tx: Queryable, accountId: string, runId: string, outputs: EngineOutputs, ran?: { nodeType: string; subModelId: string | null }): Promise<StoredOutput> {
     const stored: StoredOutput = {};
+    const saved = new Map<OutputValue, StoredFileFacts>();
     const one = async (v: OutputValue): Promise<unknown> => {
       switch (v.kind) {
-        case 'file': return { file: (await this.files.save(tx, accountId, v, runId)).id };
+        case 'file': {
+          const rec = await this.files.save(tx, accountId, v, runId);
+          saved.set(v, rec);
+          return { file: rec.id };
+        }
         case 'text': return v.text;
         case 'number':
         case 'boolean':
@@ -94,6 +103,12 @@ export class EngineRunner {
       }
     };
     for (const [name, value] of Object.entries(outputs)) stored[name] = Array.isArray(value) ? await Promise.all(value.map(one)) : await one(value);
+    const result = outputs.result;
+    if (ran && Array.isArray(result) && outputs.resultMetadata === undefined) {
+      const modelId = this.catalog.resolveNode(ran.nodeType, ran.subModelId, { requireSubModel: false }).mode.subModelId;
+      const meta = resultMetadata(result.map((v) => saved.get(v)), modelId);
+      if (meta) stored.resultMetadata = meta;
+    }
     return stored;
   }
 }

@@ -118,6 +118,8 @@ export function smokeInput(model: ModelDef, mode: ModeDef, media: SmokeMedia): R
 function valueFor(field: FieldSpec, image: string, media: SmokeMedia): unknown {
   const many = (one: string | undefined) => (one === undefined ? null : Array.from({ length: Math.max(2, field.minItems ?? 1) }, () => one));
   if (field.type === 'image') return image;
+  // A document input (document_ocr's file_url) takes an image as well as a PDF.
+  if (field.dataType === 'file' && field.required) return image;
   if (field.type === 'images') return many(image);
   if (field.type === 'audio') return media.audio;
   if (field.type === 'video') return media.video ?? null;

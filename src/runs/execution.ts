@@ -75,7 +75,7 @@ export class NodeRunExecutor {
 
   private async settleSuccess(run: any, outputs: EngineOutputs): Promise<boolean> {
     const done = await this.db.tx(async (tx) => {
-      const stored = await this.runner.store(tx, run.account_id, run.id, outputs);
+      const stored = await this.runner.store(tx, run.account_id, run.id, outputs, { nodeType: run.node_type, subModelId: run.sub_model_id });
       const eventOutputs = (await renderOutput(this.files, stored, tx)).output;
       return finishNodeRun(tx, { runId: run.id, status: 'COMPLETED', output: stored, leaseOwner: this.workerId, from: ['RUNNING'], eventOutputs });
     });

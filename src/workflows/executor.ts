@@ -434,7 +434,7 @@ export class WorkflowExecutor {
    * or taken over).
    */
   private async settleIn(tx: PoolClient, plan: RunPlan, task: NodeTask, end: NodeEnd, advance: boolean, locked: string | undefined): Promise<{ row: SettledNode; advanced: Advanced } | undefined> {
-    const output = end.status === 'COMPLETED' ? await this.runner.store(tx, plan.accountId, plan.runId, end.outputs) : undefined;
+    const output = end.status === 'COMPLETED' ? await this.runner.store(tx, plan.accountId, plan.runId, end.outputs, { nodeType: task.node_type, subModelId: task.sub_model_id }) : undefined;
     // Locks in the same order as advance and cancel (the run, then its nodes), so they cannot deadlock.
     const runStatus: string = locked ?? (await queryPrepared(tx, 'atelier_lock_run', q.LOCK_RUN, [plan.runId])).rows[0]?.status;
     const nodeId = task.node_id;

@@ -1,5 +1,6 @@
 import type { WebhookConfig } from '../events/types.js';
 import { predecessorIndex, type PredecessorIndex } from './readySet.js';
+import { upgradeGraph } from './legacyGraph.js';
 import type { Graph, GraphNode } from './types.js';
 
 /**
@@ -27,7 +28,8 @@ export interface RunPlan {
 
 /** The plan of a run from its RUN_PLAN row. Pure. */
 export function runPlan(runId: string, row: { account_id: string; workflow_id: string; webhook: WebhookConfig | null; input: Record<string, unknown> | null; cancel_after: Date | null; graph: Graph }): RunPlan {
-  const graph = row.graph;
+  // A run started before an output handle was renamed keeps its snapshot: read it with the new names.
+  const graph = upgradeGraph(row.graph);
   const modelNodes = graph.nodes.filter((n) => n.type !== 'request' && n.type !== 'response');
   const preds = predecessorIndex(graph);
   return {

@@ -8,6 +8,7 @@ import { decodeCursor, pageOf } from '../pagination.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { isMultiMode } from '../catalog/catalog.js';
 import type { ModeDef } from '../catalog/types.js';
+import { canonicalHandle, upgradeGraph } from './legacyGraph.js';
 import { copyGraph, makeRequestFields, requestNode, responseNode, workflowView } from './record.js';
 import { portsOf, requestFieldsOf } from './ports.js';
 import { validateGraph, type ModeLookup } from './validate.js';
@@ -109,7 +110,7 @@ export class WorkflowService {
       if (last) response.position = { x: response.position.x, y: last.position.y };
       nodes.push(response);
     }
-    const graph: Graph = { nodes, edges: input.edges.map((e) => ({ ...e, id: e.id ?? newId('edge') })) };
+    const graph: Graph = upgradeGraph({ nodes, edges: input.edges.map((e) => ({ ...e, id: e.id ?? newId('edge') })) });
     this.check(graph);
     const r = await this.db.query(
       `INSERT INTO workflows (id, account_id, name, description, graph) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
@@ -131,6 +132,7 @@ export class WorkflowService {
       [idOrSlug, accountId],
     )).rows[0];
     if (!row) throw new AppError('NOT_FOUND', 'workflow not found');
+    row.graph = upgradeGraph(row.graph);
     return row;
   }
 
@@ -180,8 +182,8 @@ export class WorkflowService {
     if (input.nodes.length > MAX_WORKFLOW_NODES) throw new AppError('TOO_MANY_NODES', `a workflow has at most ${MAX_WORKFLOW_NODES} nodes`);
     return (await this.mutate(accountId, id, (row, graph) => {
       const nodes = input.nodes.map((n, i) => this.normalizeNode(n, i));
-      const edges = input.edges.map((e) => ({ ...e, id: e.id ?? newId('edge') }));
-      const next: Graph = { nodes, edges };
+      const next: Graph = upgradeGraph({ nodes, edges: input.edges.map((e) => ({ ...e, id: e.id ?? newId('edge') })) });
+      const edges = next.edges;
       const errors = validateGraph(next, this.lookup, { runnable: true });
       if (errors.length) throw graphError(errors);
       graph.nodes = nodes;
@@ -283,11 +285,11 @@ export class WorkflowService {
 
   async addEdge(accountId: string, id: string, b: Static<typeof AddEdgeBody>) {
     const out = await this.mutate(accountId, id, (_row, graph) => {
-      const edge: GraphEdge = { id: newId('edge'), source: b.sourceNodeId, sourceHandle: b.sourceHandle, target: b.targetNodeId, targetHandle: b.targetHandle };
-      graph.edges.push(edge);
       const src = graph.nodes.find((n) => n.id === b.sourceNodeId);
       const dst = graph.nodes.find((n) => n.id === b.targetNodeId);
-      const sType = src ? portsOf(src, this.modeOf(src)).outputs.find((p) => p.handle === b.sourceHandle)?.dataType : undefined;
+      const edge: GraphEdge = { id: newId('edge'), source: b.sourceNodeId, sourceHandle: canonicalHandle(src?.type, b.sourceHandle), target: b.targetNodeId, targetHandle: b.targetHandle };
+      graph.edges.push(edge);
+      const sType = src ? portsOf(src, this.modeOf(src)).outputs.find((p) => p.handle === edge.sourceHandle)?.dataType : undefined;
       const tType = dst ? portsOf(dst, this.modeOf(dst)).inputs.find((p) => p.handle === b.targetHandle)?.dataType : undefined;
       return { edge, dataTypes: { source: sType ?? null, target: tType ?? null } };
     });

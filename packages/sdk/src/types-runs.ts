@@ -9,7 +9,12 @@ export const TERMINAL_STATUSES: readonly string[] = ['COMPLETED', 'FAILED', 'CAN
 /** The 202 answer of a create. */
 export type RunCreated = Schemas['RunCreated'];
 export type FileView = Schemas['FileView'];
-/** `GET /v1/nodes/runs/{runId}`. `output.result`: file URLs (media models); `output.output`: text (text models). */
+/**
+ * `GET /v1/nodes/runs/{runId}`. `output` is keyed by the mode's declared outputs (the model schema's `outputs[].name`):
+ * `result` (file URLs) and `resultMetadata` for most media models, `output` (text) for text models, and the
+ * hosted keys for the hosted utilities (`image_url`, `video_url`, `audio_url`, `text` + `content_url`). Every
+ * file also appears in `files`, whatever its key.
+ */
 export type NodeRun = Schemas['NodeRun'];
 export type WorkflowNodeRun = Schemas['WorkflowNodeRun'];
 /** `GET /v1/runs/{runId}`. */

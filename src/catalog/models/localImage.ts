@@ -40,23 +40,6 @@ function single(m: Omit<ModelDef, 'modes' | 'provider'> & { mode: Omit<ModeDef, 
 
 export const models: ModelDef[] = [
   single({
-    nodeType: 'crop_image',
-    name: 'Crop image',
-    description: 'Cuts a rectangle out of an image, given in pixels from the top-left corner; a rectangle reaching past the edge is clipped to the picture. PNG out (sharp).',
-    category: 'image', icon: 'crop', accent: '#64748b',
-    mode: {
-      label: 'Crop', category: 'image-to-image',
-      fields: [
-        f.image(),
-        f.integer('left', 'Left edge of the rectangle, in pixels', { min: 0, max: 100_000, default: 0 }),
-        f.integer('top', 'Top edge of the rectangle, in pixels', { min: 0, max: 100_000, default: 0 }),
-        f.integer('width', 'Width of the rectangle, in pixels', { required: true, min: 1, max: 100_000 }),
-        f.integer('height', 'Height of the rectangle, in pixels', { required: true, min: 1, max: 100_000 }),
-      ],
-      outputs: image, pricing: utilityPrice(), engine: { engine: 'image-crop' }, timeoutSeconds: 60,
-    },
-  }),
-  single({
     nodeType: 'resize_image',
     name: 'Resize image',
     description: 'Scales an image to a width and/or height (the other side keeps the aspect ratio) or by a factor, with a CSS-like fit: inside, cover, contain (padded with a colour), fill or outside. Lanczos resampling; PNG out (sharp).',

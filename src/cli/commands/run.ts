@@ -48,9 +48,14 @@ export async function runCommand(_ctx: CliContext, argv: string[]): Promise<void
   if (run.status !== 'COMPLETED') process.exitCode = 1;
 }
 
+/** A run's text output: `output` (Atelier's text models) or `text` (hosted utilities such as document_ocr). */
+function textOf(run: NodeRun): unknown {
+  return run.output?.output ?? run.output?.text;
+}
+
 async function saveRun(client: ReturnType<typeof connect>, run: NodeRun, dir: string): Promise<string[]> {
   const saved = await saveOutputs(client, run.files.map((f, i) => ({ url: f.url, filename: f.filename, stem: `${run.id}-${i + 1}` })), dir);
-  const text = run.output?.output;
+  const text = textOf(run);
   if (typeof text === 'string' && run.files.length === 0) saved.push(saveText(dir, run.id, text));
   return saved;
 }
@@ -61,7 +66,7 @@ function report(run: NodeRun, saved: string[]): string {
     lines.push(`error: ${run.userMessage ?? run.error ?? 'no reason given'}`);
     return lines.join('\n');
   }
-  const text = run.output?.output;
+  const text = textOf(run);
   if (typeof text === 'string' && saved.length === 0) lines.push('', text);
   else if (run.output && typeof text !== 'string' && run.files.length === 0) lines.push('', JSON.stringify(run.output, null, 2));
   if (saved.length) lines.push(...saved.map((p) => `saved ${p}`));

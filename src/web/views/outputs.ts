@@ -18,7 +18,8 @@ export function outputBlocks(output: Record<string, unknown> | null, files: File
     if (value === null || value === undefined) return html`<p class="muted">(expired or empty)</p>`;
     return html`<pre class="json-output">${JSON.stringify(value, null, 2)}</pre>`;
   };
-  return html`${Object.entries(output).map(([name, value]) => html`<section class="output">
+  // resultMetadata repeats what each image's caption already shows (size, dimensions, type).
+  return html`${Object.entries(output).filter(([name]) => name !== 'resultMetadata').map(([name, value]) => html`<section class="output">
     <h3><code>${name}</code></h3>
     <div class="output-items">${Array.isArray(value) && value.every((v) => typeof v === 'string') ? value.map((v) => one(v, name)) : one(value, name)}</div>
   </section>`)}`;

@@ -18,9 +18,10 @@ after(() => closeThreadPools());
 const shapes = png(shapesPng());
 
 describe('image utility engines (sharp, canvas)', () => {
-  it('crop_image cuts the given rectangle', async () => {
-    const { out } = await run(cropEngine, { image_url: shapes, left: 170, top: 10, width: 140, height: 100 });
-    const [f] = files(out);
+  it('crop_image cuts a rectangle given in pixels, keyed image_url', async () => {
+    const { out } = await run(cropEngine, { image_url: shapes, x_px: 170, y_px: 10, width_px: 140, height_px: 100 });
+    assert.deepEqual(Object.keys(out), ['image_url'], 'the hosted output key');
+    const [f] = files(out, 'image_url');
     assert.equal(f!.contentType, 'image/png');
     assert.equal(f!.width, 140);
     assert.equal(f!.height, 100);
@@ -28,14 +29,35 @@ describe('image utility engines (sharp, canvas)', () => {
     assert.deepEqual([r, g, b], [0, 255, 0], 'the green block is inside the crop');
   });
 
+  it('crop_image cuts a rectangle given in percent (defaults: the whole image)', async () => {
+    // The right half, bottom half of 320×240: the black block.
+    const { out } = await run(cropEngine, { image_url: shapes, x_percent: 50, y_percent: 50, width_percent: 50, height_percent: 50 });
+    const [f] = files(out, 'image_url');
+    assert.deepEqual([f!.width, f!.height], [160, 120]);
+    assert.deepEqual((await pixel(f!.data, 80, 60)).slice(0, 3), [0, 0, 0]);
+    const whole = files((await run(cropEngine, { image_url: shapes })).out, 'image_url')[0]!;
+    assert.deepEqual([whole.width, whole.height], [320, 240]);
+  });
+
+  it('crop_image centres a pixel size given without a position; pixels win over percentages', async () => {
+    const { out } = await run(cropEngine, { image_url: shapes, width_px: 20, height_px: 20, x_percent: 0, y_percent: 0 });
+    const [f] = files(out, 'image_url');
+    assert.deepEqual([f!.width, f!.height], [20, 20]);
+    // The centre of the picture is where the four blocks' white margins meet.
+    assert.deepEqual((await pixel(f!.data, 10, 10)).slice(0, 3), [255, 255, 255]);
+    // The crop object is the same as the *_px fields.
+    const viaObject = files((await run(cropEngine, { image_url: shapes, crop: { x: 0, y: 0, width: 30, height: 40 } })).out, 'image_url')[0]!;
+    assert.deepEqual([viaObject.width, viaObject.height], [30, 40]);
+  });
+
   it('crop_image clips at the edge and refuses a rectangle outside the image', async () => {
-    const { out } = await run(cropEngine, { image_url: shapes, left: 300, top: 200, width: 100, height: 100 });
-    assert.equal(files(out)[0]!.width, 20);
-    await assert.rejects(run(cropEngine, { image_url: shapes, left: 400, top: 0, width: 10, height: 10 }), EngineInputError);
+    const { out } = await run(cropEngine, { image_url: shapes, x_px: 300, y_px: 200, width_px: 100, height_px: 100 });
+    assert.equal(files(out, 'image_url')[0]!.width, 20);
+    await assert.rejects(run(cropEngine, { image_url: shapes, x_px: 400, y_px: 0, width_px: 10, height_px: 10 }), EngineInputError);
   });
 
   it('rejects bytes that are not an image', async () => {
-    await assert.rejects(run(cropEngine, { image_url: dataUrl(Buffer.from('not an image'), 'image/png'), width: 10, height: 10 }), /not a decodable image/);
+    await assert.rejects(run(cropEngine, { image_url: dataUrl(Buffer.from('not an image'), 'image/png'), width_px: 10, height_px: 10 }), /not a decodable image/);
   });
 
   it('resize_image keeps the aspect ratio when only the width is given, and pads with contain', async () => {

@@ -8,9 +8,10 @@ import { fileUrl, inspect, makeAudio, makeImage, makeVideo, onlyFile } from './m
 
 after(closeThreadPools);
 
-const NODE_TYPES = ['ken_burns_video', 'slideshow_video', 'waveform_video', 'merge_videos', 'extract_audio', 'trim_video', 'video_to_gif', 'extract_frame', 'burn_captions'];
+// merge_videos and extract_audio are hosted utilities now (catalog/models/utilities.ts, test/engines/utilities.test.ts).
+const NODE_TYPES = ['ken_burns_video', 'slideshow_video', 'waveform_video', 'trim_video', 'video_to_gif', 'extract_frame', 'burn_captions'];
 
-test('catalog: the nine video nodeTypes, each bound to an engine that exists and is available here', async () => {
+test('catalog: the seven video nodeTypes, each bound to an engine that exists and is available here', async () => {
   assert.deepEqual(models.map((m) => m.nodeType), NODE_TYPES);
   const byId = new Map(videoEngines.map((e) => [e.id, e]));
   assert.equal(byId.size, videoEngines.length, 'engine ids are unique');
@@ -57,8 +58,6 @@ test('catalog: every model runs with its field defaults (the names engines read 
     ken_burns_video: { image_url: img, duration: 1, ...small },
     slideshow_video: { image_urls: [img, img], duration: 2, ...small },
     waveform_video: { audio_url: audio, ...small },
-    merge_videos: { video_urls: [clip, clip] },
-    extract_audio: { video_url: clip },
     trim_video: { video_url: clip, start: 0.25 },
     video_to_gif: { video_url: clip },
     extract_frame: { video_url: clip },

@@ -133,9 +133,9 @@ export function grayFrame(out: FileOutput, seconds: number, w: number, h: number
 }
 
 /** The single file of a media model's `result`. */
-export function onlyFile(outputs: EngineOutputs): FileOutput {
-  const r = outputs.result;
-  assert.ok(Array.isArray(r) && r.length === 1, 'result should hold one file');
+export function onlyFile(outputs: EngineOutputs, name = 'result'): FileOutput {
+  const r = outputs[name];
+  assert.ok(Array.isArray(r) && r.length === 1, `${name} should hold one file`);
   const f = r[0]!;
   assert.equal(f.kind, 'file');
   return f as FileOutput;
@@ -164,4 +164,18 @@ export async function assertMp4(out: FileOutput, want: { width?: number; height?
   assert.equal(out.width, i.width);
   assert.equal(out.height, i.height);
   return i;
+}
+
+/** Grey levels (0–255) of the frame at `seconds` of a video output, decoded at full size: mean and spread. */
+export function frameStats(out: FileOutput, seconds: number): { mean: number; std: number } {
+  const file = path.join(fixtureDir, `frame-${Date.now()}-${Math.random().toString(36).slice(2)}.mp4`);
+  fs.writeFileSync(file, out.data);
+  const raw = execFileSync(anyFfmpeg(), ['-hide_banner', '-v', 'error', '-ss', seconds.toFixed(3), '-i', file, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'], { maxBuffer: 64 * 1024 * 1024 });
+  assert.ok(raw.length > 0, `no frame at ${seconds} s`);
+  let sum = 0;
+  for (const v of raw) sum += v;
+  const mean = sum / raw.length;
+  let sq = 0;
+  for (const v of raw) sq += (v - mean) ** 2;
+  return { mean, std: Math.sqrt(sq / raw.length) };
 }

@@ -15,6 +15,7 @@ import { facesEngine } from './ml/faces.js';
 import { moderationEngine } from './ml/moderation.js';
 import { objectsEngine } from './ml/objects.js';
 import { ocrEngine } from './ml/ocr.js';
+import { documentOcrEngine } from './ml/documentOcr.js';
 import { paddleOcrEngine } from './ml/paddleOcr.js';
 import { patternEngine } from './procedural/pattern.js';
 import { posterEngine } from './procedural/poster.js';
@@ -24,6 +25,6 @@ import { qrEngine } from './procedural/qrCode.js';
 export const imageEngines: Engine[] = [
   cropEngine, resizeEngine, convertEngine, adjustEngine, blurEngine, compositeEngine, textOverlayEngine, paletteEngine,
   posterEngine, qrEngine, patternEngine,
-  esrganEngine, backgroundRemovalEngine, ocrEngine, paddleOcrEngine, objectsEngine, facesEngine, moderationEngine, describeEngine,
+  esrganEngine, backgroundRemovalEngine, ocrEngine, documentOcrEngine, paddleOcrEngine, objectsEngine, facesEngine, moderationEngine, describeEngine,
   tesseractCliEngine,
 ];

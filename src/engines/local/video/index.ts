@@ -5,6 +5,7 @@ import { extractFrameEngine } from './frame.js';
 import { gifEngine } from './gif.js';
 import { kenBurnsEngine } from './kenBurns.js';
 import { mergeEngine } from './merge.js';
+import { mergeAudioVideoEngine } from './mergeAudioVideo.js';
 import { slideshowEngine } from './slideshow.js';
 import { trimEngine } from './trim.js';
 import { waveformEngine } from './waveform.js';
@@ -15,6 +16,7 @@ export const videoEngines: Engine[] = [
   slideshowEngine,
   waveformEngine,
   mergeEngine,
+  mergeAudioVideoEngine,
   extractAudioEngine,
   trimEngine,
   gifEngine,

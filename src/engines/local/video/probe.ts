@@ -68,9 +68,14 @@ export function parseProbe(stderr: string): MediaProbe {
 export async function probeMedia(file: string, signal?: AbortSignal, opts: { decodeForDuration?: boolean } = {}): Promise<MediaProbe> {
   const p = parseProbe(await ffmpegStderr(['-i', file], signal));
   if (p.durationSeconds === undefined && (p.video || p.audio) && opts.decodeForDuration !== false) {
-    const decoded = await ffmpegStderr(['-i', file, '-map', '0', '-f', 'null', '-'], signal, 120_000);
-    const times = [...decoded.matchAll(/time=(\d+):(\d+):(\d+(?:\.\d+)?)/g)].at(-1);
-    if (times) p.durationSeconds = hms(times[1]!, times[2]!, times[3]!);
+    p.durationSeconds = await decodedDuration(file, signal);
   }
   return p;
+}
+
+/** A file's length found by decoding it whole: for streams whose header has none or only an estimate (ADTS AAC). */
+export async function decodedDuration(file: string, signal?: AbortSignal): Promise<number | undefined> {
+  const decoded = await ffmpegStderr(['-i', file, '-map', '0', '-f', 'null', '-'], signal, 120_000);
+  const times = [...decoded.matchAll(/time=(\d+):(\d+):(\d+(?:\.\d+)?)/g)].at(-1);
+  return times ? hms(times[1]!, times[2]!, times[3]!) : undefined;
 }

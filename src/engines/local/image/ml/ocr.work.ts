@@ -50,6 +50,15 @@ export async function recognize(bytes: Uint8Array, psm: number): Promise<{ text:
   return { text: r.data.text.trim(), words, confidence: Math.round(r.data.confidence), annotated: await annotateWords(bytes, words) };
 }
 
+/** Text only (document_ocr): no word boxes, no annotated picture. */
+export async function recognizeText(bytes: Uint8Array, psm: number): Promise<{ text: string; confidence: number }> {
+  const w = await tesseract();
+  const { png } = await prepareForOcr(bytes);
+  await w.setParameters({ tessedit_pageseg_mode: String(psm) as Tesseract.PSM, user_defined_dpi: '300' });
+  const r = await w.recognize(png, {}, { text: true });
+  return { text: r.data.text.trim(), confidence: Math.round(r.data.confidence) };
+}
+
 /** The input with a box around each word, green for confident words and orange for doubtful ones. */
 export async function annotateWords(bytes: Uint8Array, words: OcrBox[]): Promise<Uint8Array> {
   registerFonts();
