@@ -53,8 +53,8 @@ export function schemaView(catalog: Catalog, r: ResolvedMode) {
   return {
     modelId: r.subModelId ?? model.nodeType,
     nodeType: model.nodeType,
-    // Every mode has an id, a single-mode model's too; runs accept it as subModelId.
-    subModelId: mode.subModelId,
+    // null for a single-mode model, as in run records (there is no mode to choose); defaultSubModelId names its mode.
+    subModelId: r.subModelId,
     ...hostedModelFacts(model),
     name: isMultiMode(model) ? `${model.name} — ${mode.label}` : model.name,
     category: mode.category,
@@ -101,7 +101,7 @@ export function pricingView(catalog: Catalog, r: ResolvedMode) {
   return {
     modelId: r.subModelId ?? r.model.nodeType,
     nodeType: r.model.nodeType,
-    subModelId: r.mode.subModelId,
+    subModelId: r.subModelId,
     ...hostedModelFacts(r.model),
     unit: rule.kind === 'flat' ? 'run' : rule.unit,
     rule,

@@ -70,7 +70,7 @@ const SchemaField = Type.Object({
 export const ModelSchema = Type.Object({
   modelId: Type.String(),
   nodeType: Type.String(),
-  subModelId: Type.String({ description: 'The mode this schema describes; accepted as subModelId by runs' }),
+  subModelId: Type.Union([Type.String(), Type.Null()], { description: 'The mode this schema describes; null for a model with one mode (as in run records), whose mode defaultSubModelId names' }),
   ...HostedModelFacts,
   name: Type.String(),
   category: Type.String(),
@@ -86,7 +86,7 @@ export const ModelSchema = Type.Object({
 export const ModelPricing = Type.Object({
   modelId: Type.String(),
   nodeType: Type.String(),
-  subModelId: Type.String(),
+  subModelId: Type.Union([Type.String(), Type.Null()], { description: 'null for a model with one mode' }),
   ...HostedModelFacts,
   unit: Type.String(),
   rule: Type.Object({}, { additionalProperties: true, description: 'flat { microcredits } or per_unit { unit, microcreditsPerUnit, inputField?, defaultQuantity?, minimum? }, with optional multipliers [{ field, basisPoints }]' }),

@@ -58,11 +58,11 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
     },
   } },
   'models.schema': { 200: {
-    modelId: 'espeak_tts', nodeType: 'espeak_tts', subModelId: 'espeak-tts', defaultSubModelId: 'espeak-tts', name: MODEL.name, category: 'text-to-speech', description: MODEL.description, features: [], capabilities: {},
+    modelId: 'espeak_tts', nodeType: 'espeak_tts', subModelId: null, defaultSubModelId: 'espeak-tts', name: MODEL.name, category: 'text-to-speech', description: MODEL.description, features: [], capabilities: {},
     fields: [{ name: 'text', type: 'textarea', dataType: 'string', label: 'Text', required: true, description: 'What to say', maxLength: 5000, widget: 'textarea', portType: 'text' }],
     defaults: {}, outputs: [{ name: 'result', dataType: 'audio' }], jsonSchema: { type: 'object', required: ['text'], properties: { text: { type: 'string', maxLength: 5000 } } },
   } },
-  'models.pricing': { 200: { modelId: 'espeak_tts', nodeType: 'espeak_tts', subModelId: 'espeak-tts', defaultSubModelId: 'espeak-tts', unit: 'run', rule: { kind: 'flat', microcredits: 200 }, summary: '200 microcredits per run', examples: [{ input: { text: 'Hello' }, microcredits: 200 }] } },
+  'models.pricing': { 200: { modelId: 'espeak_tts', nodeType: 'espeak_tts', subModelId: null, defaultSubModelId: 'espeak-tts', unit: 'run', rule: { kind: 'flat', microcredits: 200 }, summary: '200 microcredits per run', examples: [{ input: { text: 'Hello' }, microcredits: 200 }] } },
   'models.deprecated': { 200: { items: [{ nodeType: 'old_tts', name: 'Old TTS', category: 'audio', deprecatedAt: '2026-01-01T00:00:00.000Z', replacement: 'espeak_tts', runCount: 3 }] } },
   'models.deprecatedRuns': { 200: { nodeType: 'old_tts', items: [{ id: RUN, status: 'COMPLETED', input: { text: 'Hi' }, output: null, creditUsed: 100, createdAt: '2025-06-01T00:00:00.000Z', finishedAt: '2025-06-01T00:00:01.000Z' }], nextCursor: null } },
   'estimates.node': { 200: { estimates: [{ microcredits: 200, ignored: [{ path: 'body.node[0].data.speed', message: 'is not an input of this model; ignored' }] }], totalMicrocredits: 200 } },
