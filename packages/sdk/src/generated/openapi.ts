@@ -825,8 +825,8 @@ export interface components {
         ModelSchema: {
             modelId: string;
             nodeType: string;
-            /** @description The mode this schema describes; accepted as subModelId by runs */
-            subModelId: string;
+            /** @description The mode this schema describes; null for a model with one mode (as in run records), whose mode defaultSubModelId names */
+            subModelId: string | null;
             /** @description The mode a call that names no subModelId uses (runs, estimates, schema, pricing) */
             defaultSubModelId: string;
             /** @description The hosted catalog's id of the model where it differs from nodeType; accepted as {modelId} */
@@ -893,7 +893,8 @@ export interface components {
         ModelPricing: {
             modelId: string;
             nodeType: string;
-            subModelId: string;
+            /** @description null for a model with one mode */
+            subModelId: string | null;
             /** @description The mode a call that names no subModelId uses (runs, estimates, schema, pricing) */
             defaultSubModelId: string;
             /** @description The hosted catalog's id of the model where it differs from nodeType; accepted as {modelId} */
@@ -1794,7 +1795,7 @@ export interface operations {
                      * @example {
                      *       "modelId": "espeak_tts",
                      *       "nodeType": "espeak_tts",
-                     *       "subModelId": "espeak-tts",
+                     *       "subModelId": null,
                      *       "defaultSubModelId": "espeak-tts",
                      *       "name": "eSpeak text to speech",
                      *       "category": "text-to-speech",
@@ -1942,7 +1943,7 @@ export interface operations {
                      * @example {
                      *       "modelId": "espeak_tts",
                      *       "nodeType": "espeak_tts",
-                     *       "subModelId": "espeak-tts",
+                     *       "subModelId": null,
                      *       "defaultSubModelId": "espeak-tts",
                      *       "unit": "run",
                      *       "rule": {
