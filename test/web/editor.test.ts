@@ -361,7 +361,7 @@ describe('the workflow editor in Chromium', { timeout: 240_000, skip: noChromium
 
     // Adjust image: booleans are toggles, bounded numbers sliders.
     await page.fill('#palette-search', 'adjust');
-    await page.locator('.palette-item[data-node-type="text_overlay"]').click();
+    await page.locator('.palette-item[data-node-type="adjust_image"]').click();
     const gray = field('grayscale');
     await gray.waitFor();
     assert.equal(await gray.getAttribute('data-type'), 'toggle');
@@ -369,10 +369,10 @@ describe('the workflow editor in Chromium', { timeout: 240_000, skip: noChromium
     await gray.locator('input[type="checkbox"]').check();
     assert.equal(await field('hue').getAttribute('data-type'), 'slider');
     await field('hue').locator('input[type="range"]').fill('90');
-    const adjustId = (await node('text_overlay').getAttribute('data-node-id'))!;
+    const adjustId = (await node('adjust_image').getAttribute('data-node-id'))!;
     await page.fill('#wf-name', 'Hosted fields');
     await page.locator('.react-flow__node').first().waitFor();
-    await node('text_overlay').click({ position: { x: 20, y: 12 } });
+    await node('adjust_image').click({ position: { x: 20, y: 12 } });
     await field('grayscale').waitFor();
     if (SHOTS) {
       fs.mkdirSync(SHOTS, { recursive: true });
