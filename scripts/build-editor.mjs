@@ -12,7 +12,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const editorDir = path.join(root, 'src/web/editor');
 export const EDITOR_OUT = path.join(root, 'dist/editor');
 // Pure modules of the server the editor bundles, so wiring is checked by the API's own validator.
-const SHARED = ['src/workflows/validate.ts', 'src/workflows/ports.ts', 'src/workflows/types.ts', 'src/workflows/layout.ts'];
+const SHARED = ['src/workflows/validate.ts', 'src/workflows/ports.ts', 'src/workflows/types.ts', 'src/workflows/layout.ts', 'src/catalog/hostedFields.ts'];
 const LIBS = ['vite', 'react', 'react-dom', '@xyflow/react', '@dagrejs/dagre'];
 
 function filesUnder(dir) {

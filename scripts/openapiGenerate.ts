@@ -16,7 +16,13 @@ export const SDK_TYPES_PATH = path.join(ROOT, 'packages/sdk/src/generated/openap
 
 /** The served document with the server entry of a default local install (the served one says PUBLIC_URL or its own origin). */
 export function documentSnapshot(served: Record<string, unknown>): string {
-  const doc = { ...served, servers: [{ url: 'http://127.0.0.1:8080', description: 'A default local server (the served document names PUBLIC_URL, or the origin it was fetched from)' }] };
+  const doc = {
+    ...served,
+    servers: [
+      { url: 'http://127.0.0.1:8080', description: 'A default local server (the served document names PUBLIC_URL, or the origin it was fetched from)' },
+      { url: 'http://127.0.0.1:8080/api', description: 'The same server under /api, as the hosted service is addressed: every path answers in both forms' },
+    ],
+  };
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
 

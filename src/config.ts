@@ -73,6 +73,12 @@ export interface Config {
   http: HttpLimits;
   /** Test-only engines and models (ATELIER_TEST_ENGINES_MODULE); never set in production. */
   testEnginesModule: string | undefined;
+  /**
+   * GET /v1/models/catalog is public, as on the hosted service, unless ATELIER_CATALOG_REQUIRES_KEY=1; its
+   * keyless requests are limited per client address (ATELIER_CATALOG_RATE_PER_MINUTE, per API process).
+   */
+  catalogRequiresKey: boolean;
+  catalogRatePerMinute: number;
 }
 
 export interface StorageLimits {
@@ -181,6 +187,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Event streams obey their key (http/keyStreams.ts): open streams per key, and how often keys are re-checked.
     streamsPerKey: intFrom(env, 'ATELIER_STREAMS_PER_KEY', 25, 1, 10_000),
     streamKeyCheckMs: intFrom(env, 'ATELIER_STREAM_KEY_CHECK_MS', 2000, 50, 60_000),
+    catalogRequiresKey: env.ATELIER_CATALOG_REQUIRES_KEY === '1',
+    catalogRatePerMinute: intFrom(env, 'ATELIER_CATALOG_RATE_PER_MINUTE', 60, 1, 1_000_000),
     testEnginesModule: env.ATELIER_TEST_ENGINES_MODULE || undefined,
     storage: {
       quotaBytes: intFrom(env, 'ATELIER_STORAGE_QUOTA_MB', 10_240, 0, 100_000_000) * 1024 * 1024,

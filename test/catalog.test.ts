@@ -76,19 +76,27 @@ describe('GET /v1/models and per-model lookups', () => {
   test('a multi-mode nodeType resolves to its default mode; unknown ids are 404', async () => {
     const multi = builtinModels.find((m) => m.modes.length > 1)!;
     const r = await get(`/v1/models/${multi.nodeType}/schema`);
-    assert.equal(r.body.subModelId, multi.modes[0]!.subModelId);
+    assert.equal(r.body.subModelId, (multi.modes.find((m) => m.subModelId === multi.defaultSubModelId) ?? multi.modes[0]!).subModelId);
+    assert.equal(r.body.defaultSubModelId, r.body.subModelId);
     expectErrorBody(await get('/v1/models/no_such_model/schema'), 404, 'MODEL_NOT_FOUND');
     expectErrorBody(await get('/v1/models/no_such_model/pricing'), 404, 'MODEL_NOT_FOUND');
     expectErrorBody(await get(`/v1/models/${'x'.repeat(101)}/schema`), 400, 'VALIDATION_ERROR');
   });
 
-  test('the catalog groups live models by category with pricing summaries', async () => {
+  test('the catalog lists every live model in the hosted shape, with a default sub-model and an estimate description', async () => {
     const r = await get('/v1/models/catalog');
     assert.equal(r.status, 200);
-    const live = builtinModels.filter((m) => !m.deprecated).length;
-    assert.equal(r.body.total, live);
-    assert.equal(r.body.categories.reduce((n: number, c: { models: unknown[] }) => n + c.models.length, 0), live);
-    for (const c of r.body.categories) for (const m of c.models) assert.ok(m.pricing.length > 0 && m.roles.length > 0);
+    const live = builtinModels.filter((m) => !m.deprecated);
+    assert.equal(r.body.version, 1);
+    assert.equal(Object.keys(r.body.models).length, live.length);
+    for (const m of live) {
+      const entry = r.body.models[m.parentModelId ?? m.nodeType];
+      assert.ok(entry, m.nodeType);
+      assert.equal(entry.nodeType, m.nodeType);
+      assert.deepEqual(entry.subModels.map((s: { subModelId: string }) => s.subModelId), m.modes.map((x) => x.subModelId));
+      assert.ok(entry.subModels.some((s: { subModelId: string }) => s.subModelId === entry.defaultSubModelId));
+      assert.ok(entry.estimateDescription.length > 0);
+    }
   });
 });
 
@@ -178,17 +186,22 @@ describe('estimates', () => {
     expectErrorBody(await post('/v1/nodes/estimate-credits', { nodes: many }), 400, 'TOO_MANY_NODES');
     assert.equal((await post('/v1/workflows/estimate-credits', { nodes: many.slice(0, 100) })).status, 200);
 
-    let b = expectErrorBody(await post('/v1/workflows/estimate-credits', { nodes: [{ type: 'request' }, { type: 'nope_model' }] }), 404, 'MODEL_NOT_FOUND');
+    const b = expectErrorBody(await post('/v1/workflows/estimate-credits', { nodes: [{ type: 'request' }, { type: 'nope_model' }] }), 404, 'MODEL_NOT_FOUND');
     assert.equal(b.details[0].path, 'body.nodes[1].type');
     const multi = builtinModels.find((m) => m.modes.length > 1)!;
-    b = expectErrorBody(await post('/v1/workflows/estimate-credits', { nodes: [{ type: multi.nodeType, subModelId: 'not-a-mode' }] }), 400, 'VALIDATION_ERROR');
-    assert.equal(b.details[0].path, 'body.nodes[0].subModelId');
+    // Estimates are lenient (hosted-compat.md): an unknown mode, an invalid value or an unknown field is
+    // priced at the default and named in `ignored`; runs stay strict (test/compat/estimates.test.ts).
+    let e = await post('/v1/workflows/estimate-credits', { nodes: [{ type: multi.nodeType, subModelId: 'not-a-mode' }] });
+    assert.equal(e.status, 200, e.text);
+    assert.equal(e.body.estimates[0].ignored[0].path, 'body.nodes[0].subModelId');
     const withSelect = builtinModels.find((m) => !m.deprecated && m.modes[0]!.fields.some((f) => f.type === 'select'))!;
     const sel = withSelect.modes[0]!.fields.find((f) => f.type === 'select')!;
-    b = expectErrorBody(await post('/v1/workflows/estimate-credits', { nodes: [{ type: withSelect.nodeType, subModelId: withSelect.modes.length > 1 ? withSelect.modes[0]!.subModelId : undefined, data: { [sel.name]: '__bogus__' } }] }), 400, 'VALIDATION_ERROR');
-    assert.equal(b.details[0].path, `body.nodes[0].data.${sel.name}`);
-    b = expectErrorBody(await post('/v1/workflows/estimate-credits', { nodes: [{ type: 'request' }, { type: withSelect.nodeType, data: { not_a_field: 1 } }] }), 400, 'VALIDATION_ERROR');
-    assert.equal(b.details[0].path, 'body.nodes[1].data.not_a_field');
+    e = await post('/v1/workflows/estimate-credits', { nodes: [{ type: withSelect.nodeType, subModelId: withSelect.modes.length > 1 ? withSelect.modes[0]!.subModelId : undefined, data: { [sel.name]: '__bogus__' } }] });
+    assert.equal(e.status, 200, e.text);
+    assert.equal(e.body.estimates[0].ignored[0].path, `body.nodes[0].data.${sel.name}`);
+    e = await post('/v1/workflows/estimate-credits', { nodes: [{ type: 'request' }, { type: withSelect.nodeType, data: { not_a_field: 1 } }] });
+    assert.equal(e.status, 200, e.text);
+    assert.equal(e.body.estimates[1].ignored[0].path, 'body.nodes[1].data.not_a_field');
     expectErrorBody(await post('/v1/workflows/estimate-credits', { nodes: 'x' }), 400, 'VALIDATION_ERROR');
     expectErrorBody(await post('/v1/workflows/estimate-credits', {}), 400, 'VALIDATION_ERROR');
     expectErrorBody(await srv.request('POST', '/v1/workflows/estimate-credits', { key, raw: '{"nodes":[', headers: { 'content-type': 'application/json' } }), 400, 'INVALID_JSON');

@@ -106,7 +106,8 @@ describe('refusals cost nothing', () => {
   test('bad requests are 4xx naming the problem', async () => {
     const u = await srv.user();
     expectErrorBody(await srv.request('POST', '/v1/nodes/no_such_model/run', { key: u.key, body: { input: {} } }), 404, 'MODEL_NOT_FOUND');
-    let b = expectErrorBody(await srv.request('POST', SFX.path, { key: u.key, body: { input: {} } }), 400, 'VALIDATION_ERROR');
+    // A multi-mode model without subModelId runs its default mode (hosted-compat.md; test/compat/models.test.ts); a mode it lacks is refused.
+    let b = expectErrorBody(await srv.request('POST', SFX.path, { key: u.key, body: { subModelId: 'sfxr-nope', input: {} } }), 400, 'VALIDATION_ERROR');
     assert.equal(b.details[0].path, 'subModelId');
     b = expectErrorBody(await srv.request('POST', SFX.path, { key: u.key, body: { subModelId: 'sfxr-laser-shoot', input: { seed: 'x' } } }), 400, 'VALIDATION_ERROR');
     assert.equal(b.details[0].path, 'body.input.seed');

@@ -30,7 +30,7 @@ describe('the OpenAPI document as third-party tools see it', () => {
   });
 
   test('servers, operation ids, license, headers and the signed-URL alternative are declared', async () => {
-    assert.deepEqual(served.servers, [{ url: srv.url, description: 'This server' }]);
+    assert.deepEqual(served.servers, [{ url: srv.url, description: 'This server' }, { url: `${srv.url}/api`, description: 'This server, under /api as the hosted service is addressed' }]);
     assert.equal(served.info.license.identifier, 'MIT');
     const ops = Object.entries(served.paths as Record<string, Record<string, any>>).flatMap(([p, item]) => Object.entries(item).map(([m, op]) => ({ key: `${m.toUpperCase()} ${p}`, op })));
     assert.equal(ops.length, 42);

@@ -56,6 +56,8 @@ export class Catalog {
   readonly models: readonly ModelDef[];
   private readonly byNodeType = new Map<string, ModelDef>();
   private readonly bySubModel = new Map<string, ResolvedMode>();
+  /** Hosted parent ids (`flux-2-max`) that differ from the nodeType. */
+  private readonly byParent = new Map<string, ModelDef>();
   private readonly compiled = new Map<ModeDef, CompiledMode>();
   private readonly ajv = new Ajv({ allErrors: false, useDefaults: true, strict: false, coerceTypes: false });
 
@@ -66,6 +68,7 @@ export class Catalog {
       if (this.byNodeType.has(model.nodeType)) throw new Error(`catalog: duplicate nodeType ${model.nodeType}`);
       if (model.modes.length === 0) throw new Error(`catalog: ${model.nodeType} has no modes`);
       this.byNodeType.set(model.nodeType, model);
+      if (model.parentModelId && model.parentModelId !== model.nodeType) this.byParent.set(model.parentModelId, model);
       for (const mode of model.modes) {
         if (!SUB_MODEL_ID.test(mode.subModelId)) throw new Error(`catalog: bad subModelId "${mode.subModelId}" of ${model.nodeType}`);
         if (this.bySubModel.has(mode.subModelId) || (this.byNodeType.has(mode.subModelId) && mode.subModelId !== model.nodeType)) {
@@ -84,20 +87,24 @@ export class Catalog {
     return this.byNodeType.get(nodeType);
   }
 
-  /** `{modelId}` of the schema and pricing paths: a subModelId, or a nodeType (a multi-mode one → its default mode). */
+  /**
+   * `{modelId}` of the schema and pricing paths: a subModelId, or a nodeType or hosted parentModelId (a
+   * multi-mode one → its default mode).
+   */
   resolveModelId(modelId: string): ResolvedMode {
     const bySub = this.bySubModel.get(modelId);
     if (bySub) return bySub;
-    const model = this.byNodeType.get(modelId);
+    const model = this.byNodeType.get(modelId) ?? this.byParent.get(modelId);
     if (model) { const mode = defaultMode(model); return { model, mode, subModelId: isMultiMode(model) ? mode.subModelId : null }; }
     throw new AppError('MODEL_NOT_FOUND', `No model or sub-model "${modelId}"; list them with GET /v1/models`);
   }
 
   /**
-   * A nodeType plus optional subModelId, as runs and estimates name a model. A multi-mode model needs its
-   * subModelId when `requireSubModel` (runs); estimates fall back to the default mode.
+   * A nodeType plus optional subModelId, as runs, estimates and workflow nodes name a model. Without a
+   * subModelId the model's default mode is used (hosted-compat: every model has a `defaultSubModelId`).
+   * `requireSubModel` is accepted for older callers and no longer refuses anything.
    */
-  resolveNode(nodeType: string, subModelId: string | undefined | null, opts: { requireSubModel: boolean; path?: string }): ResolvedMode {
+  resolveNode(nodeType: string, subModelId: string | undefined | null, opts: { requireSubModel?: boolean; path?: string } = {}): ResolvedMode {
     const where = opts.path ? `${opts.path}.` : '';
     const model = this.byNodeType.get(nodeType);
     if (!model) {
@@ -106,11 +113,6 @@ export class Catalog {
       });
     }
     if (subModelId === undefined || subModelId === null) {
-      if (isMultiMode(model) && opts.requireSubModel) {
-        throw new AppError('VALIDATION_ERROR', `${model.nodeType} has several modes: give subModelId, one of ${model.modes.map((m) => m.subModelId).join(', ')}`, {
-          details: [{ path: `${where}subModelId`, message: 'is required for this model' }],
-        });
-      }
       const mode = defaultMode(model);
       return { model, mode, subModelId: isMultiMode(model) ? mode.subModelId : null };
     }
@@ -121,6 +123,28 @@ export class Catalog {
       });
     }
     return { model, mode, subModelId: isMultiMode(model) ? mode.subModelId : null };
+  }
+
+  /**
+   * Like resolveNode, for a call that may also name the mode inside its input (`input.subModelId`, as some
+   * hosted clients send it): returns the mode and the input without that key, which is no model field.
+   * Naming two different modes is refused.
+   */
+  resolveCall(nodeType: string, subModelId: string | undefined | null, input: unknown, opts: { inputPath: string; path?: string }): { resolved: ResolvedMode; input: unknown } {
+    const inner = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>).subModelId : undefined;
+    if (inner === undefined) return { resolved: this.resolveNode(nodeType, subModelId, opts), input };
+    const model = this.byNodeType.get(nodeType);
+    // A model with a real input of that name keeps it as an input.
+    if (model && model.modes.some((m) => m.fields.some((f) => f.name === 'subModelId'))) return { resolved: this.resolveNode(nodeType, subModelId, opts), input };
+    const where = `${opts.inputPath}.subModelId`;
+    if (typeof inner !== 'string') {
+      throw new AppError('VALIDATION_ERROR', `${where} must be a string`, { details: [{ path: where, message: 'must be a string' }] });
+    }
+    if (subModelId !== undefined && subModelId !== null && subModelId !== inner) {
+      throw new AppError('VALIDATION_ERROR', `subModelId "${subModelId}" and ${where} "${inner}" name different modes`, { details: [{ path: where, message: 'differs from subModelId' }] });
+    }
+    const { subModelId: _named, ...rest } = input as Record<string, unknown>;
+    return { resolved: this.resolveNode(nodeType, inner, opts), input: rest };
   }
 
   /**
@@ -143,12 +167,41 @@ export class Catalog {
     return copy;
   }
 
+  /**
+   * Estimates' reading of an input (hosted-compat: "invalid input does not error; it returns the base
+   * estimate"): every field that is unknown or invalid is dropped (its default applies) and named in
+   * `ignored`; what remains is valid for the mode, with required fields allowed to be missing.
+   */
+  validateLenient(mode: ModeDef, input: unknown, opts: { path: string }): { input: Record<string, unknown>; ignored: ErrorDetail[] } {
+    const ignored: ErrorDetail[] = [];
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+      ignored.push({ path: opts.path, message: 'must be an object; priced at the defaults' });
+      input = {};
+    }
+    const kept = { ...(input as Record<string, unknown>) };
+    const validate = this.compiled.get(mode)!.partial;
+    // Each pass drops the field the first error names; a mode has few fields, so this ends quickly.
+    for (let pass = 0; pass <= Object.keys(kept).length + 1; pass++) {
+      const copy = structuredClone(kept);
+      if (validate(copy)) return { input: copy, ignored };
+      const error = validate.errors?.[0];
+      const d = details(opts.path, validate.errors)[0];
+      const field = error ? (error.keyword === 'additionalProperties' ? String(error.params.additionalProperty) : error.instancePath.split('/').filter(Boolean)[0]) : undefined;
+      if (field === undefined || !(field in kept)) break;
+      ignored.push({ path: `${opts.path}.${field}`, message: `${d?.message ?? 'is invalid'}; ignored` });
+      delete kept[field];
+    }
+    // Nothing left to drop and still invalid (a schema rule over several fields): price the defaults.
+    for (const name of Object.keys(kept)) ignored.push({ path: `${opts.path}.${name}`, message: 'ignored' });
+    return { input: this.defaults(mode), ignored };
+  }
+
   defaults(mode: ModeDef): Record<string, unknown> {
     return defaultsOf(mode);
   }
 
   /** A mode's availability: its engine's, narrowed by the binding (a remote server that does not serve the bound model). */
-  availability(model: ModelDef, mode: ModeDef = model.modes[0]!): Availability {
+  availability(model: ModelDef, mode: ModeDef = defaultMode(model)): Availability {
     return this.engineAvailability(mode.engine.engine, mode.engine.options);
   }
 

@@ -1,3 +1,4 @@
+import { defaultMode } from './catalog.js';
 import type { ModeDef, ModelDef } from './types.js';
 
 /**
@@ -31,5 +32,5 @@ export function modeEngineKind(mode: ModeDef): EngineKind {
 
 /** A model's kind is its default mode's; sub-models carry their own. */
 export function modelEngineKind(model: ModelDef): EngineKind {
-  return modeEngineKind(model.modes[0]!);
+  return modeEngineKind(defaultMode(model));
 }

@@ -1,4 +1,4 @@
-import { isMultiMode, type Catalog } from './catalog.js';
+import { defaultMode, isMultiMode, type Catalog } from './catalog.js';
 import { CATEGORY_ROLES, CATEGORY_SYNONYMS } from './roles.js';
 import type { Category, FineCategory, Role } from './types.js';
 import { modeEngineKind, type EngineKind } from './engineKinds.js';
@@ -14,7 +14,7 @@ export const USAGE = [
   '(2) GET /v1/models/{modelId}/schema for the inputs of the modelId you picked (a subModelId, or the nodeType of a single-mode model);',
   '(3) optionally GET /v1/models/{modelId}/pricing and POST /v1/nodes/estimate-credits for the exact cost of your input;',
   '(4) GET /v1/credits/balance to check you can afford it;',
-  '(5) POST /v1/nodes/{nodeType}/run with { subModelId?, input }, then poll GET /v1/nodes/runs/{runId} or pass a webhook.',
+  '(5) POST /v1/nodes/{nodeType}/run with { subModelId?, input } (without subModelId the model\'s defaultSubModelId runs), then poll GET /v1/nodes/runs/{runId} or pass a webhook.',
   'Entries marked available: false need their provider configured (or a system package installed) on this server.',
   'Each entry says how it works in engine: ml (a trained model runs on this server), tool (a classic program such as ffmpeg or tesseract), procedural (made by rules, not learnt) or remote (a provider\'s generative model).',
   'Picking a generator: for a photo-real or illustrated picture, video, voice or song from a description, use an entry with engine remote (e.g. flux_2_pro, gpt_image_2);',
@@ -50,6 +50,8 @@ export interface SearchEntry {
   modelId: string;
   nodeType: string;
   subModelId?: string;
+  /** The mode a run of `nodeType` without subModelId uses. */
+  defaultSubModelId: string;
   name: string;
   description: string;
   available: boolean;
@@ -106,6 +108,7 @@ export function search(catalog: Catalog, query: string | undefined) {
       modelId: multi ? mode.subModelId : model.nodeType,
       nodeType: model.nodeType,
       ...(multi ? { subModelId: mode.subModelId } : {}),
+      defaultSubModelId: defaultMode(model).subModelId,
       name: multi ? `${model.name} — ${mode.label}` : model.name,
       description: mode.description ?? model.description,
       available: catalog.availability(model, mode).available,

@@ -1,17 +1,32 @@
 import { priceMicrocredits, summarize } from '../pricing/price.js';
 import type { PricingRule } from '../pricing/types.js';
-import { isMultiMode, type Catalog, type ResolvedMode } from './catalog.js';
-import { CATEGORY_LABELS, CATEGORY_ROLES } from './roles.js';
+import { defaultMode, isMultiMode, type Catalog, type ResolvedMode } from './catalog.js';
+import { catalogField, catalogOutput, compact, hostedCategory, hostedCost, hostedNodeKind, schemaField } from './hostedFields.js';
+import { CATEGORY_ROLES } from './roles.js';
 import { inputSchema } from './schema.js';
-import type { ModelDef } from './types.js';
+import type { ModeDef, ModelDef } from './types.js';
 import { modeEngineKind, modelEngineKind } from './engineKinds.js';
 
-/** Pure shaping of catalog data into the API's response bodies (api-decisions.md, "Models"). */
+/**
+ * Pure shaping of catalog data into the API's response bodies (docs/api.md, "Models"), in the hosted
+ * service's vocabulary where it has one (hostedFields.ts). Absent properties are absent, never `null`.
+ */
+
+/** Hosted catalog facts of a model shown in every model answer (absent when the model has none). */
+function hostedModelFacts(model: ModelDef) {
+  return compact({
+    defaultSubModelId: defaultMode(model).subModelId,
+    parentModelId: model.parentModelId,
+    providerType: model.providerType,
+    providerLabel: model.providerLabel,
+  });
+}
 
 export function modelEntry(catalog: Catalog, model: ModelDef) {
   const a = catalog.modelAvailability(model);
   return {
     nodeType: model.nodeType,
+    ...hostedModelFacts(model),
     name: model.name,
     description: model.description,
     category: model.category,
@@ -38,28 +53,17 @@ export function schemaView(catalog: Catalog, r: ResolvedMode) {
   return {
     modelId: r.subModelId ?? model.nodeType,
     nodeType: model.nodeType,
+    // null for a single-mode model, as in run records (there is no mode to choose); defaultSubModelId names its mode.
     subModelId: r.subModelId,
+    ...hostedModelFacts(model),
     name: isMultiMode(model) ? `${model.name} — ${mode.label}` : model.name,
     category: mode.category,
     description: mode.description ?? model.description,
     features: mode.features ?? [],
-    capabilities: { role: CATEGORY_ROLES[mode.category], provider: model.provider, engine: modeEngineKind(mode), available: catalog.availability(model, mode).available, timeoutSeconds: mode.timeoutSeconds ?? null },
-    fields: mode.fields.map((f) => ({
-      name: f.name,
-      type: f.type,
-      dataType: f.dataType,
-      required: f.required,
-      options: f.options ?? null,
-      default: f.default ?? null,
-      description: f.description,
-      showWhen: f.showWhen ?? null,
-      placeholder: f.placeholder ?? null,
-      min: f.min ?? null,
-      max: f.max ?? null,
-      maxLength: f.maxLength ?? null,
-    })),
+    capabilities: compact({ role: CATEGORY_ROLES[mode.category], provider: model.provider, engine: modeEngineKind(mode), available: catalog.availability(model, mode).available, timeoutSeconds: mode.timeoutSeconds }),
+    fields: mode.fields.map(schemaField),
     defaults: catalog.defaults(mode),
-    outputs: mode.outputs,
+    outputs: mode.outputs.map((o) => compact({ name: o.name, dataType: o.dataType, label: o.label })),
     jsonSchema: inputSchema(mode),
   };
 }
@@ -98,6 +102,7 @@ export function pricingView(catalog: Catalog, r: ResolvedMode) {
     modelId: r.subModelId ?? r.model.nodeType,
     nodeType: r.model.nodeType,
     subModelId: r.subModelId,
+    ...hostedModelFacts(r.model),
     unit: rule.kind === 'flat' ? 'run' : rule.unit,
     rule,
     summary: summarize(rule),
@@ -105,16 +110,69 @@ export function pricingView(catalog: Catalog, r: ResolvedMode) {
   };
 }
 
-export function catalogView(catalog: Catalog) {
-  const live = catalog.models.filter((m) => !m.deprecated);
-  const categories = Object.keys(CATEGORY_LABELS).map((category) => ({
-    category,
-    label: CATEGORY_LABELS[category]!,
-    models: live.filter((m) => m.category === category).map((m) => ({
-      ...modelEntry(catalog, m),
-      pricing: m.modes.map((mode) => ({ subModelId: isMultiMode(m) ? mode.subModelId : null, summary: summarize(mode.pricing) })),
-      roles: [...new Set(m.modes.map((mode) => CATEGORY_ROLES[mode.category]))],
-    })),
-  })).filter((c) => c.models.length > 0);
-  return { total: live.length, categories };
+/** Labels of the providers our models name, where the model carries no hosted `providerLabel`. */
+const PROVIDER_LABELS: Record<string, string> = { local: 'Atelier', openai: 'OpenAI', fal: 'fal', replicate: 'Replicate', comfyui: 'ComfyUI' };
+
+/** A mode's price for its defaults; the hosted catalog's figure when ours cannot be computed without an input. */
+function defaultEstimate(catalog: Catalog, mode: ModeDef): number | undefined {
+  try {
+    return priceMicrocredits(mode.pricing, catalog.defaults(mode));
+  } catch {
+    return mode.defaultEstimateMicrocredits;
+  }
+}
+
+/**
+ * The public catalog in the hosted shape (hosted-compat: `{ version: 1, generatedAt, models }`), keyed by
+ * the hosted parentModelId (our nodeType where the model has none). Field entries are in the catalog form
+ * (hostedFields.ts); Atelier's `available`, `unavailableReason`, `engine` and `provider` ride along.
+ * Retired models are left out (GET /v1/models/deprecated lists them).
+ */
+export function catalogView(catalog: Catalog, generatedAt: string) {
+  const models: Record<string, unknown> = {};
+  for (const model of catalog.models) {
+    if (model.deprecated) continue;
+    const main = defaultMode(model);
+    const a = catalog.modelAvailability(model);
+    const key = model.parentModelId ?? model.nodeType;
+    models[key] = compact({
+      parentModelId: key,
+      defaultSubModelId: main.subModelId,
+      nodeKind: hostedNodeKind(model.category),
+      nodeType: model.nodeType,
+      name: model.name,
+      description: model.description,
+      icon: model.icon,
+      accent: model.accent,
+      category: hostedCategory(main.category),
+      // Models this server runs itself are `internal`, as the hosted service calls its own utilities.
+      providerType: model.providerType ?? (model.provider === 'local' ? 'internal' : model.provider),
+      providerLabel: model.providerLabel ?? PROVIDER_LABELS[model.provider] ?? model.provider,
+      cost: hostedCost(model, main.pricing),
+      estimateDescription: summarize(main.pricing),
+      inputFieldOptions: main.fields.map(catalogField),
+      outputFieldOptions: main.outputs.map(catalogOutput),
+      subModels: model.modes.map((mode) => {
+        const ma = catalog.availability(model, mode);
+        return compact({
+          subModelId: mode.subModelId,
+          label: mode.label,
+          category: hostedCategory(mode.category),
+          inputFieldOptions: mode.fields.map(catalogField),
+          outputFieldOptions: mode.outputs.map(catalogOutput),
+          inputSchema: inputSchema(mode),
+          defaultEstimateMicrocredits: defaultEstimate(catalog, mode),
+          estimateDescription: summarize(mode.pricing),
+          engine: modeEngineKind(mode),
+          available: ma.available,
+          unavailableReason: ma.available ? undefined : ma.reason ?? 'unavailable',
+        });
+      }),
+      available: a.available,
+      unavailableReason: a.available ? undefined : a.reason ?? 'unavailable',
+      engine: modelEngineKind(model),
+      provider: model.provider,
+    });
+  }
+  return { version: 1 as const, generatedAt, models };
 }

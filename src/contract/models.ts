@@ -14,8 +14,17 @@ export const SubModel = Type.Object({
   unavailableReason: Type.Optional(Type.String()),
 }, { $id: 'SubModel' });
 
+/** Hosted catalog facts every model answer carries (hosted-compat); absent properties are absent, never null. */
+const HostedModelFacts = {
+  defaultSubModelId: Type.String({ description: 'The mode a call that names no subModelId uses (runs, estimates, schema, pricing)' }),
+  parentModelId: Type.Optional(Type.String({ description: 'The hosted catalog\'s id of the model where it differs from nodeType; accepted as {modelId}' })),
+  providerType: Type.Optional(Type.String()),
+  providerLabel: Type.Optional(Type.String()),
+};
+
 export const ModelEntry = Type.Object({
   nodeType: Type.String(),
+  ...HostedModelFacts,
   name: Type.String(),
   description: Type.String(),
   category: Type.Union([Type.Literal('image'), Type.Literal('video'), Type.Literal('audio'), Type.Literal('llm'), Type.Literal('utility')]),
@@ -30,40 +39,55 @@ export const ModelEntry = Type.Object({
   replacement: Type.Optional(Type.String()),
 }, { $id: 'ModelEntry' });
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+/** A schema field in the hosted vocabulary (src/catalog/hostedFields.ts); hosted facts of the model ride along. */
+const SchemaField = Type.Object({
+  name: Type.String({ description: 'The wire name of the input' }),
+  type: Type.String({ description: 'Hosted UI kind: image, video, audio, file, avmedia, text, textarea, select, slider, number, toggle, multi-select, composite-select, json, …' }),
+  dataType: Type.String({ description: 'Hosted wire type: string, string[] (media and other lists), number, number[], boolean, object, object[]' }),
+  label: Type.String(),
+  required: Type.Boolean(),
+  description: Type.String(),
+  default: Type.Optional(Type.Unknown()),
+  options: Type.Optional(Type.Array(Type.Union([Type.String(), Type.Number()]), { description: 'Bare option values' })),
+  min: Type.Optional(Type.Number()),
+  max: Type.Optional(Type.Number()),
+  step: Type.Optional(Type.Number()),
+  maxLength: Type.Optional(Type.Integer()),
+  minItems: Type.Optional(Type.Integer()),
+  maxItems: Type.Optional(Type.Integer()),
+  maxImages: Type.Optional(Type.Integer()),
+  maxAudios: Type.Optional(Type.Integer()),
+  maxFiles: Type.Optional(Type.Integer()),
+  multiple: Type.Optional(Type.Boolean()),
+  accept: Type.Optional(Type.String()),
+  isAdvanced: Type.Optional(Type.Boolean()),
+  showWhen: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Show only when another field has one of these values' })),
+  placeholder: Type.Optional(Type.String()),
+  widget: Type.String({ description: 'Atelier\'s own widget name (text, integer, images, …)' }),
+  portType: Type.String({ description: 'The workflow port type of the input (text, image, video, audio, number, …)' }),
+}, { additionalProperties: true });
 
 export const ModelSchema = Type.Object({
   modelId: Type.String(),
   nodeType: Type.String(),
-  subModelId: Nullable(Type.String()),
+  subModelId: Type.Union([Type.String(), Type.Null()], { description: 'The mode this schema describes; null for a model with one mode (as in run records), whose mode defaultSubModelId names' }),
+  ...HostedModelFacts,
   name: Type.String(),
   category: Type.String(),
   description: Type.String(),
   features: Type.Array(Type.String()),
   capabilities: Type.Object({}, { additionalProperties: true }),
-  fields: Type.Array(Type.Object({
-    name: Type.String(),
-    type: Type.String(),
-    dataType: Type.String(),
-    required: Type.Boolean(),
-    options: Nullable(Type.Array(Type.Union([Type.String(), Type.Number()]))),
-    default: Type.Unknown(),
-    description: Type.String(),
-    showWhen: Nullable(Type.Object({}, { additionalProperties: true })),
-    placeholder: Nullable(Type.String()),
-    min: Nullable(Type.Number()),
-    max: Nullable(Type.Number()),
-    maxLength: Nullable(Type.Integer()),
-  })),
+  fields: Type.Array(SchemaField),
   defaults: Type.Object({}, { additionalProperties: true }),
-  outputs: Type.Array(Type.Object({ name: Type.String(), dataType: Type.String() })),
+  outputs: Type.Array(Type.Object({ name: Type.String(), dataType: Type.String(), label: Type.Optional(Type.String()) })),
   jsonSchema: Type.Object({}, { additionalProperties: true, description: 'Draft 2020-12 JSON Schema of the input' }),
 }, { $id: 'ModelSchema' });
 
 export const ModelPricing = Type.Object({
   modelId: Type.String(),
   nodeType: Type.String(),
-  subModelId: Nullable(Type.String()),
+  subModelId: Type.Union([Type.String(), Type.Null()], { description: 'null for a model with one mode' }),
+  ...HostedModelFacts,
   unit: Type.String(),
   rule: Type.Object({}, { additionalProperties: true, description: 'flat { microcredits } or per_unit { unit, microcreditsPerUnit, inputField?, defaultQuantity?, minimum? }, with optional multipliers [{ field, basisPoints }]; or, for the hosted catalog\'s models, hosted { unit (the hosted cost type), cost (the hosted cost rule), assume? }' }),
   summary: Type.String(),
@@ -74,6 +98,7 @@ const SearchEntry = Type.Object({
   modelId: Type.String(),
   nodeType: Type.String(),
   subModelId: Type.Optional(Type.String()),
+  defaultSubModelId: Type.String(),
   name: Type.String(),
   description: Type.String(),
   available: Type.Boolean(),
@@ -90,13 +115,62 @@ export const SearchResponse = Type.Object({
   categoryRoleHints: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
 }, { $id: 'ModelSearch' });
 
+/** A field or output entry of the public catalog (src/catalog/hostedFields.ts). */
+const CatalogFieldEntry = Type.Object({
+  zodExpectedName: Type.String({ description: 'The wire name' }),
+  type: Type.String(),
+  dataType: Type.String(),
+  label: Type.String(),
+  required: Type.Optional(Type.Boolean()),
+  default: Type.Optional(Type.Unknown()),
+  min: Type.Optional(Type.Number()),
+  max: Type.Optional(Type.Number()),
+  step: Type.Optional(Type.Number()),
+  options: Type.Optional(Type.Array(Type.Object({ value: Type.Union([Type.String(), Type.Number()]), label: Type.String() }))),
+  helpText: Type.Optional(Type.String()),
+}, { additionalProperties: true });
+
+const CatalogSubModel = Type.Object({
+  subModelId: Type.String(),
+  label: Type.String(),
+  category: Type.String(),
+  inputFieldOptions: Type.Array(CatalogFieldEntry),
+  outputFieldOptions: Type.Array(CatalogFieldEntry),
+  inputSchema: Type.Object({}, { additionalProperties: true, description: 'Draft 2020-12 JSON Schema of the input' }),
+  defaultEstimateMicrocredits: Type.Optional(Type.Integer({ description: 'The price of a run with the defaults' })),
+  estimateDescription: Type.String(),
+  engine: EngineKindSchema,
+  available: Type.Boolean(),
+  unavailableReason: Type.Optional(Type.String()),
+}, { additionalProperties: true });
+
+const CatalogModelEntry = Type.Object({
+  parentModelId: Type.String(),
+  defaultSubModelId: Type.String(),
+  nodeKind: Type.String({ description: 'image, video, audio, llm or utility' }),
+  nodeType: Type.String({ description: 'The {nodeType} of POST /v1/nodes/{nodeType}/run' }),
+  name: Type.String(),
+  description: Type.String(),
+  icon: Type.String(),
+  accent: Type.String(),
+  category: Type.String(),
+  providerType: Type.String(),
+  providerLabel: Type.String(),
+  cost: Type.Object({}, { additionalProperties: true, description: 'The cost rule: the hosted catalog\'s facts where the model has them, else { type, microcredits | microcreditsPerUnit, unit } of the price charged here' }),
+  estimateDescription: Type.String(),
+  inputFieldOptions: Type.Array(CatalogFieldEntry),
+  outputFieldOptions: Type.Array(CatalogFieldEntry),
+  subModels: Type.Array(CatalogSubModel),
+  available: Type.Boolean(),
+  unavailableReason: Type.Optional(Type.String()),
+  engine: EngineKindSchema,
+  provider: Type.String(),
+}, { additionalProperties: true });
+
 export const CatalogResponse = Type.Object({
-  total: Type.Integer(),
-  categories: Type.Array(Type.Object({
-    category: Type.String(),
-    label: Type.String(),
-    models: Type.Array(Type.Object({}, { additionalProperties: true })),
-  })),
+  version: Type.Literal(1),
+  generatedAt: Type.String({ format: 'date-time' }),
+  models: Type.Record(Type.String(), CatalogModelEntry, { description: 'Keyed by parentModelId (the nodeType where the model has no hosted id)' }),
 }, { $id: 'ModelCatalog' });
 
 export const EstimateNode = Type.Object({
@@ -107,6 +181,9 @@ export const EstimateNode = Type.Object({
 
 export const Estimate = Type.Object({
   microcredits: Type.Integer(),
+  ignored: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), {
+    description: 'Inputs the estimate left out because the model lacks them or their values are invalid; they were priced at their defaults. Present only when something was ignored: a run with the same input would be refused.',
+  })),
   pricedAtDefault: Type.Optional(Type.Array(Type.String(), {
     description: 'Pricing inputs absent from `data`, priced at their defaults. In a workflow such inputs usually arrive along edges: a run charges each node the price of the input it actually receives, reserved before the node runs.',
   })),

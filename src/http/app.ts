@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import { AppError } from '../errors.js';
 import { sendError } from './errorBody.js';
 import { capConnectionsPerAddress, nodeServerOptions } from './connections.js';
+import { routedUrl } from './pathForms.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import type { Logger } from 'pino';
 import { maskUrlSecrets } from '../logMasks.js';
@@ -59,6 +60,8 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     // Behind a load balancer (docs/deploy.md), req.ip is the client's address only if its proxies are trusted.
     trustProxy: services.config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // `/api/v1/...` and `/api/mcp` (the hosted service's form) route as `/v1/...` and `/mcp` (pathForms.ts).
+    rewriteUrl: (req) => routedUrl(req.url ?? '/'),
     clientErrorHandler,
     // Malformed URLs (bad percent-encoding) get the same error body as everything else.
     frameworkErrors: (err, req, reply) => {
@@ -78,7 +81,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   if (opts.logger) {
     app.addHook('onResponse', (req, reply, done) => {
       // A signed file URL's signature is a bearer credential until it expires: it stays out of the log.
-      req.log.info({ method: req.method, url: maskUrlSecrets(req.url), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+      req.log.info({ method: req.method, url: maskUrlSecrets(req.originalUrl), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
       done();
     });
   }

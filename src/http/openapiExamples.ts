@@ -35,21 +35,37 @@ const WORKFLOW_RUN = {
     estimatedCredits: 200, actualCredits: 200, creditUsed: 200,
   }],
 };
-const MODEL = { nodeType: 'espeak_tts', name: 'eSpeak text to speech', description: 'Speech from text with eSpeak NG', category: 'audio', icon: 'volume-2', accent: '#4f46e5', available: true, provider: 'local', engine: 'tool' };
+const MODEL = { nodeType: 'espeak_tts', defaultSubModelId: 'espeak-tts', name: 'eSpeak text to speech', description: 'Speech from text with eSpeak NG', category: 'audio', icon: 'volume-2', accent: '#4f46e5', available: true, provider: 'local', engine: 'tool' };
+
+const TEXT_FIELD_CATALOG = { zodExpectedName: 'text', type: 'textarea', dataType: 'string', label: 'Text', required: true, maxLength: 5000, helpText: 'What to say' };
 
 export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
   'models.list': { 200: [MODEL] },
-  'models.search': { 200: { modelCatalog: { 'text-to-speech': [{ modelId: 'espeak_tts', nodeType: 'espeak_tts', name: MODEL.name, description: MODEL.description, available: true, engine: 'tool' }] }, categoryRoles: { 'text-to-speech': 'GENERATE' }, usage: 'Pick a model, read its schema, then run it.' } },
-  'models.catalog': { 200: { total: 1, categories: [{ category: 'audio', label: 'Audio', models: [{ nodeType: 'espeak_tts', name: MODEL.name }] }] } },
+  'models.search': { 200: { modelCatalog: { 'text-to-speech': [{ modelId: 'espeak_tts', nodeType: 'espeak_tts', defaultSubModelId: 'espeak-tts', name: MODEL.name, description: MODEL.description, available: true, engine: 'tool' }] }, categoryRoles: { 'text-to-speech': 'GENERATE' }, usage: 'Pick a model, read its schema, then run it.' } },
+  'models.catalog': { 200: {
+    version: 1, generatedAt: '2026-01-01T12:00:00.000Z',
+    models: {
+      espeak_tts: {
+        parentModelId: 'espeak_tts', defaultSubModelId: 'espeak-tts', nodeKind: 'audio', nodeType: 'espeak_tts', name: MODEL.name, description: MODEL.description,
+        icon: MODEL.icon, accent: MODEL.accent, category: 'text-to-speech', providerType: 'internal', providerLabel: 'Atelier', cost: { type: 'fixed', microcredits: 200 },
+        estimateDescription: '200 microcredits per run', inputFieldOptions: [TEXT_FIELD_CATALOG], outputFieldOptions: [{ zodExpectedName: 'result', type: 'audio', dataType: 'string[]', label: 'result' }],
+        subModels: [{
+          subModelId: 'espeak-tts', label: 'Speech', category: 'text-to-speech', inputFieldOptions: [TEXT_FIELD_CATALOG], outputFieldOptions: [{ zodExpectedName: 'result', type: 'audio', dataType: 'string[]', label: 'result' }],
+          inputSchema: { type: 'object', required: ['text'], properties: { text: { type: 'string', maxLength: 5000 } } }, defaultEstimateMicrocredits: 200, estimateDescription: '200 microcredits per run', engine: 'tool', available: true,
+        }],
+        available: true, engine: 'tool', provider: 'local',
+      },
+    },
+  } },
   'models.schema': { 200: {
-    modelId: 'espeak_tts', nodeType: 'espeak_tts', subModelId: null, name: MODEL.name, category: 'audio', description: MODEL.description, features: [], capabilities: {},
-    fields: [{ name: 'text', type: 'textarea', dataType: 'text', required: true, options: null, default: null, description: 'What to say', showWhen: null, placeholder: null, min: null, max: null, maxLength: 5000 }],
+    modelId: 'espeak_tts', nodeType: 'espeak_tts', subModelId: null, defaultSubModelId: 'espeak-tts', name: MODEL.name, category: 'text-to-speech', description: MODEL.description, features: [], capabilities: {},
+    fields: [{ name: 'text', type: 'textarea', dataType: 'string', label: 'Text', required: true, description: 'What to say', maxLength: 5000, widget: 'textarea', portType: 'text' }],
     defaults: {}, outputs: [{ name: 'result', dataType: 'audio' }], jsonSchema: { type: 'object', required: ['text'], properties: { text: { type: 'string', maxLength: 5000 } } },
   } },
-  'models.pricing': { 200: { modelId: 'espeak_tts', nodeType: 'espeak_tts', subModelId: null, unit: 'run', rule: { kind: 'flat', microcredits: 200 }, summary: '200 microcredits per run', examples: [{ input: { text: 'Hello' }, microcredits: 200 }] } },
+  'models.pricing': { 200: { modelId: 'espeak_tts', nodeType: 'espeak_tts', subModelId: null, defaultSubModelId: 'espeak-tts', unit: 'run', rule: { kind: 'flat', microcredits: 200 }, summary: '200 microcredits per run', examples: [{ input: { text: 'Hello' }, microcredits: 200 }] } },
   'models.deprecated': { 200: { items: [{ nodeType: 'old_tts', name: 'Old TTS', category: 'audio', deprecatedAt: '2026-01-01T00:00:00.000Z', replacement: 'espeak_tts', runCount: 3 }] } },
   'models.deprecatedRuns': { 200: { nodeType: 'old_tts', items: [{ id: RUN, status: 'COMPLETED', input: { text: 'Hi' }, output: null, creditUsed: 100, createdAt: '2025-06-01T00:00:00.000Z', finishedAt: '2025-06-01T00:00:01.000Z' }], nextCursor: null } },
-  'estimates.node': { 200: { estimates: [{ microcredits: 200 }], totalMicrocredits: 200 } },
+  'estimates.node': { 200: { estimates: [{ microcredits: 200, ignored: [{ path: 'body.node[0].data.speed', message: 'is not an input of this model; ignored' }] }], totalMicrocredits: 200 } },
   'estimates.workflow': { 200: { totalMicrocredits: 1200, estimates: [{ microcredits: 200 }, { microcredits: 1000 }] } },
   'credits.balance': { 200: { availableBalance: 10_000_000, formatted: '10.00M', hasActiveSubscription: false, isOrganization: false, reservedMicrocredits: 0 } },
   'nodeRuns.run': { 202: { runId: RUN, status: 'QUEUED', estimatedCredits: 200 }, 200: { runId: RUN, ...NODE_RUN } },

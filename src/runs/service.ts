@@ -48,14 +48,16 @@ export class NodeRunService {
   ) {}
 
   async create(c: CreateNodeRun): Promise<CreatedRun> {
-    const resolved = this.catalog.resolveNode(c.nodeType, c.subModelId, { requireSubModel: true });
+    // No subModelId: the model's default mode; the mode may also be named inside the input (hosted clients).
+    const call = this.catalog.resolveCall(c.nodeType, c.subModelId, c.input ?? {}, { inputPath: 'body.input' });
+    const resolved = call.resolved;
     const { model, mode } = resolved;
     if (model.deprecated) {
       throw new AppError('MODEL_DEPRECATED', `${model.nodeType} was retired on ${model.deprecated.at.slice(0, 10)}; use ${model.deprecated.replacement} instead`, {
         extra: { replacement: model.deprecated.replacement },
       });
     }
-    const input = this.catalog.validateInput(mode, c.input ?? {}, { path: 'body.input' });
+    const input = this.catalog.validateInput(mode, call.input, { path: 'body.input' });
     const webhook = parseWebhookConfig(c.webhook, NODE_RUN_EVENTS);
     if (c.idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(c.idempotencyKey)) {
       throw new AppError('VALIDATION_ERROR', 'Idempotency-Key must be 1 to 255 visible ASCII characters', { details: [{ path: 'headers.idempotency-key', message: 'is invalid' }] });

@@ -17,7 +17,8 @@ export async function nodeRunView(files: FileService, run: any) {
     output,
     files: fileViews,
     error: run.error as string | null,
-    errorCode: (run.error_code ?? null) as string | null,
+    // A named failure only when there is one; error and userMessage are null by meaning while none.
+    ...(run.error_code ? { errorCode: run.error_code as string } : {}),
     userMessage: userMessage(run),
     creditUsed: Number(run.charged_microcredits),
     estimatedCredits: Number(run.estimated_microcredits),

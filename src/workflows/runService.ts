@@ -8,7 +8,7 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { decodeCursor, pageOf } from '../pagination.js';
 import { release, reserve } from '../billing/ledger.js';
-import type { Catalog } from '../catalog/catalog.js';
+import { defaultMode, type Catalog } from '../catalog/catalog.js';
 import { parseWebhookConfig } from '../events/webhookConfig.js';
 import { WORKFLOW_RUN_EVENTS } from '../events/types.js';
 import { recordEvent } from '../events/outbox.js';
@@ -55,7 +55,7 @@ export class WorkflowRunService {
     const modelNodes = graph.nodes.filter((n) => n.type !== 'request' && n.type !== 'response');
     for (const n of modelNodes) {
       const m = this.catalog.model(n.type)!;
-      const mode = n.subModelId ? m.modes.find((x) => x.subModelId === n.subModelId)! : m.modes[0]!;
+      const mode = n.subModelId ? m.modes.find((x) => x.subModelId === n.subModelId)! : defaultMode(m);
       const a = this.catalog.availability(m, mode);
       if (!a.available) throw new AppError('MODEL_UNAVAILABLE', `node ${n.id} (${n.type}) cannot run on this server: ${a.reason ?? 'unavailable'}. Nothing was charged.`);
     }

@@ -22,7 +22,7 @@ export async function workflowRunView(files: FileService, run: any, nodes: any[]
       ...(opts.details ? { input: inp, output: out.output } : {}),
       logs: n.logs,
       error: n.error,
-      errorCode: n.error_code ?? null,
+      ...(n.error_code ? { errorCode: n.error_code as string } : {}),
       startedAt: iso(n.started_at),
       finishedAt: iso(n.finished_at),
       estimatedCredits: Number(n.estimated_microcredits),

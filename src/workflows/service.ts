@@ -6,7 +6,7 @@ import { AppError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
 import { decodeCursor, pageOf } from '../pagination.js';
 import type { Catalog } from '../catalog/catalog.js';
-import { isMultiMode } from '../catalog/catalog.js';
+import { defaultMode, isMultiMode } from '../catalog/catalog.js';
 import type { ModeDef } from '../catalog/types.js';
 import { canonicalHandle, upgradeGraph } from './legacyGraph.js';
 import { copyGraph, makeRequestFields, requestNode, responseNode, workflowView } from './record.js';
@@ -54,7 +54,7 @@ export class WorkflowService {
     const model = this.catalog.model(node.type);
     if (!model) return { error: `unknown model ${node.type}` };
     if (model.deprecated) return { error: `${node.type} is retired; use ${model.deprecated.replacement}` };
-    const mode = node.subModelId ? model.modes.find((m) => m.subModelId === node.subModelId) : model.modes[0];
+    const mode = node.subModelId ? model.modes.find((m) => m.subModelId === node.subModelId) : defaultMode(model);
     if (!mode) return { error: `${node.type} has no sub-model ${node.subModelId}` };
     return { mode };
   };
@@ -82,7 +82,7 @@ export class WorkflowService {
 
   private normalizeNode(n: NodeInput, index: number): GraphNode {
     const model = n.type === 'request' || n.type === 'response' ? undefined : this.catalog.model(n.type);
-    const subModelId = n.subModelId ?? (model && isMultiMode(model) ? model.modes[0]!.subModelId : null);
+    const subModelId = n.subModelId ?? (model && isMultiMode(model) ? defaultMode(model).subModelId : null);
     return {
       id: n.id ?? newId('node'),
       type: n.type,
@@ -204,7 +204,7 @@ export class WorkflowService {
     if (!model) throw new AppError('MODEL_NOT_FOUND', `Unknown model "${nodeType}"`, { details: [{ path: 'body.nodeType', message: 'is not a model' }] });
     if (model.deprecated) throw new AppError('MODEL_DEPRECATED', `${nodeType} is retired; use ${model.deprecated.replacement}`);
     const wanted = subModelId ?? mode;
-    if (wanted === undefined) return { model, mode: model.modes[0]! };
+    if (wanted === undefined) return { model, mode: defaultMode(model) };
     // `mode` may name a subModelId or a sub-model's fine category.
     const found = model.modes.find((m) => m.subModelId === wanted) ?? (mode !== undefined ? model.modes.find((m) => m.category === mode) : undefined);
     if (!found) throw new AppError('VALIDATION_ERROR', `${nodeType} has no mode "${wanted}"; it has ${model.modes.map((m) => m.subModelId).join(', ')}`, { details: [{ path: subModelId !== undefined ? 'body.subModelId' : 'body.mode', message: 'is not a mode of this model' }] });

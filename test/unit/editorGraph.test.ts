@@ -7,7 +7,7 @@ import type { Graph } from '../../src/workflows/types.js';
 
 // The editor's wiring check: one more edge through the API's validator, refused with the validator's words.
 const model = (nodeType: string, fields: CatalogModel['modes'][number]['fields'], outType: 'text' | 'audio'): CatalogModel => ({
-  nodeType, name: nodeType, description: '', category: 'audio', accent: 'violet', provider: 'local', multiMode: false, available: true,
+  nodeType, name: nodeType, description: '', category: 'audio', accent: 'violet', provider: 'local', multiMode: false, defaultSubModelId: nodeType, available: true,
   modes: [{ subModelId: nodeType, label: nodeType, category: 'text-to-speech', description: '', fields, outputs: [{ name: 'result', dataType: outType }], available: true }],
 });
 const catalog = new Catalog([model('tts', [f.text('text', 'Text')], 'audio'), model('echo', [f.text('text', 'Text')], 'text')]);

@@ -334,6 +334,65 @@ describe('the workflow editor in Chromium', { timeout: 240_000, skip: noChromium
     assert.equal((await fetch(await input.inputValue())).status, 200);
   });
 
+  test('forms in the hosted field vocabulary: a string[] image list, sliders and a toggle set values the API keeps', async () => {
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+    const dot = path.join(profile, 'dot-list.png');
+    fs.writeFileSync(dot, png);
+    await page.goto(`${srv.url}/workflows/new`);
+    await node('request').waitFor();
+    const field = (name: string) => page.locator(`.inspector .form-field[data-field="${name}"]`);
+
+    // composite_images: `image_urls` is an image list (hosted type image, dataType string[]), `opacity` a slider.
+    await page.fill('#palette-search', 'composite');
+    await page.locator('.palette-item[data-node-type="composite_images"]').click();
+    const list = field('image_urls');
+    await list.waitFor();
+    assert.equal(await list.getAttribute('data-type'), 'image');
+    assert.equal(await list.getAttribute('data-data-type'), 'string[]');
+    await list.locator('textarea').fill('https://example.com/a.png\nhttps://example.com/b.png');
+    await list.locator('input[type="file"]').setInputFiles(dot);
+    await page.waitForFunction(() => (document.querySelector('.inspector .form-field[data-field="image_urls"] textarea') as HTMLTextAreaElement | null)?.value.split('\n').length === 3);
+    const opacity = field('opacity');
+    assert.equal(await opacity.getAttribute('data-type'), 'slider');
+    assert.match((await opacity.locator('output').textContent()) ?? '', /1 \(default\)/);
+    await opacity.locator('input[type="range"]').fill('0.5');
+    await page.waitForFunction(() => document.querySelector('.inspector .form-field[data-field="opacity"] output')?.textContent === '0.5');
+    const compositeId = (await node('composite_images').getAttribute('data-node-id'))!;
+
+    // Adjust image: booleans are toggles, bounded numbers sliders.
+    await page.fill('#palette-search', 'adjust');
+    await page.locator('.palette-item[data-node-type="adjust_image"]').click();
+    const gray = field('grayscale');
+    await gray.waitFor();
+    assert.equal(await gray.getAttribute('data-type'), 'toggle');
+    assert.equal(await gray.getAttribute('data-data-type'), 'boolean');
+    await gray.locator('input[type="checkbox"]').check();
+    assert.equal(await field('hue').getAttribute('data-type'), 'slider');
+    await field('hue').locator('input[type="range"]').fill('90');
+    const adjustId = (await node('adjust_image').getAttribute('data-node-id'))!;
+    await page.fill('#wf-name', 'Hosted fields');
+    await page.locator('.react-flow__node').first().waitFor();
+    await node('adjust_image').click({ position: { x: 20, y: 12 } });
+    await field('grayscale').waitFor();
+    if (SHOTS) {
+      fs.mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: path.join(SHOTS, 'editor-hosted-fields.png') });
+    }
+
+    await Promise.all([page.waitForURL(/\/workflows\/wf_[0-9A-Za-z]+\/edit\?saved=1$/), page.click('button:has-text("Create")')]);
+    const id = /\/workflows\/(wf_[0-9A-Za-z]+)\/edit/.exec(page.url())![1]!;
+    const { body: wf } = await api(`/v1/workflows/${id}`);
+    const composite = wf.nodes.find((n: any) => n.id === compositeId);
+    assert.equal(composite.data.opacity, 0.5);
+    assert.deepEqual(composite.data.image_urls.slice(0, 2), ['https://example.com/a.png', 'https://example.com/b.png']);
+    assert.equal(composite.data.image_urls.length, 3);
+    assert.equal((await fetch(composite.data.image_urls[2])).status, 200, 'the uploaded file joined the list as a signed URL');
+    assert.deepEqual(wf.nodes.find((n: any) => n.id === adjustId).data, { grayscale: true, hue: 90 });
+    // The schema the API answers for these fields speaks the same vocabulary.
+    const schema = (await api('/v1/models/composite_images/schema')).body;
+    assert.deepEqual(schema.fields.filter((f: any) => ['image_urls', 'opacity'].includes(f.name)).map((f: any) => [f.name, f.type, f.dataType]), [['image_urls', 'image', 'string[]'], ['opacity', 'slider', 'number']]);
+  });
+
   test('no script errors and no CSP violations on the editor pages', () => {
     assert.deepEqual(pageErrors, []);
   });

@@ -104,8 +104,12 @@ export function buildInput(assignments: Assignment[], kinds: Record<string, Fiel
 
 const MEDIA_DATA_TYPES = new Set(['image', 'audio', 'video', 'file']);
 
-/** Field kinds from a model schema (`GET /v1/models/{id}/schema`): its JSON Schema plus the field list's media types. */
-export function kindsFromModelSchema(schema: { jsonSchema?: unknown; fields?: { name: string; dataType?: string }[] }): Record<string, FieldKind> {
+/**
+ * Field kinds from a model schema (`GET /v1/models/{id}/schema`): its JSON Schema plus the field list's
+ * media inputs (hosted `type` image/audio/video/file, or Atelier's `portType`; older servers put the
+ * medium in `dataType`).
+ */
+export function kindsFromModelSchema(schema: { jsonSchema?: unknown; fields?: { name: string; type?: string; dataType?: string; portType?: string }[] }): Record<string, FieldKind> {
   const props = ((schema.jsonSchema as { properties?: Record<string, Record<string, unknown>> } | undefined)?.properties) ?? {};
   const out: Record<string, FieldKind> = {};
   for (const [name, p] of Object.entries(props)) {
@@ -113,7 +117,7 @@ export function kindsFromModelSchema(schema: { jsonSchema?: unknown; fields?: { 
     out[name] = { jsonType: jsonTypeOf(p), itemType: items ? jsonTypeOf(items) : undefined };
   }
   for (const f of schema.fields ?? []) {
-    if (f.dataType && MEDIA_DATA_TYPES.has(f.dataType)) out[f.name] = { ...(out[f.name] ?? {}), media: true };
+    if ([f.portType, f.type, f.dataType].some((t) => t !== undefined && MEDIA_DATA_TYPES.has(t))) out[f.name] = { ...(out[f.name] ?? {}), media: true };
   }
   return out;
 }

@@ -23,11 +23,16 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl?: string):
     transformObject: (obj) => ('openapiObject' in obj ? completeDocument(obj.openapiObject, RESPONSE_EXAMPLES) : obj.swaggerObject),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  // servers: PUBLIC_URL when set (what clients reach), else the origin this request came to.
-  app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async (req) => ({
-    ...app.swagger(),
-    servers: [{ url: (publicUrl ?? `${req.protocol}://${req.host}`).replace(/\/+$/, ''), description: publicUrl ? 'PUBLIC_URL' : 'This server' }],
-  }));
+  // servers: PUBLIC_URL when set (what clients reach), else the origin this request came to; each path
+  // answers both bare and under `/api`, the hosted service's form (src/http/pathForms.ts).
+  app.get('/v1/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async (req) => {
+    const origin = (publicUrl ?? `${req.protocol}://${req.host}`).replace(/\/+$/, '');
+    const named = publicUrl ? 'PUBLIC_URL' : 'This server';
+    return {
+      ...app.swagger(),
+      servers: [{ url: origin, description: named }, { url: `${origin}/api`, description: `${named}, under /api as the hosted service is addressed` }],
+    };
+  });
   // A browsable reference at /docs (Swagger UI's assets ship inside the npm package; nothing is fetched).
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: false } });
 }

@@ -17,7 +17,7 @@ export async function ledgerRoutes(app: TypedApp, { services }: { services: Serv
           id: Type.String(), kind: Type.String(),
           microcredits: Type.Integer({ description: 'Change of the balance (grants +, captures −)' }),
           reservedMicrocredits: Type.Integer({ description: 'Change of the amount on hold (reserve +, capture/release −)' }),
-          runId: Type.Union([Type.String(), Type.Null()]), note: Type.Union([Type.String(), Type.Null()]), createdAt: Type.String(),
+          runId: Type.Optional(Type.String({ description: 'The run the entry belongs to; absent for grants' })), note: Type.Optional(Type.String()), createdAt: Type.String(),
         })),
         nextCursor: Type.Union([Type.String(), Type.Null()]),
       }) }),
@@ -30,7 +30,8 @@ export async function ledgerRoutes(app: TypedApp, { services }: { services: Serv
     return {
       items: page.map((r) => ({
         id: r.id, kind: r.kind, microcredits: Number(r.postedDelta), reservedMicrocredits: Number(r.reservedDelta),
-        runId: r.runId, note: r.note, createdAt: r.createdAt.toISOString(),
+        // Absent properties are absent (docs/api.md): a grant has no run, most entries no note.
+        ...(r.runId !== null ? { runId: r.runId } : {}), ...(r.note !== null ? { note: r.note } : {}), createdAt: r.createdAt.toISOString(),
       })),
       nextCursor: rows.length > limit ? page.at(-1)!.id : null,
     };

@@ -3,6 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { catalogView, modelEntry, pricingView, schemaView } from '../../catalog/views.js';
 import { search } from '../../catalog/search.js';
+import { AppError } from '../../errors.js';
+import { AddressLimiter } from '../addressLimiter.js';
 import { type TypedApp, withErrors } from '../schemas/common.js';
 import { CatalogResponse, ModelEntry, ModelPricing, ModelSchema, SearchResponse } from '../../contract/models.js';
 
@@ -32,9 +34,31 @@ export async function modelRoutes(app: TypedApp, { services }: { services: Servi
     },
   }, async (req) => search(catalog, req.query.query));
 
+  // Public, as on the hosted service (a setting may require a key); keyless requests are limited per
+  // client address, keyed ones count against their key as every /v1 request does. Built once: the
+  // catalog cannot change while the process runs.
+  const limiter = new AddressLimiter(services.config.catalogRatePerMinute);
+  let catalogBody: Buffer | undefined;
   app.get('/v1/models/catalog', {
-    schema: { tags, summary: 'Catalog of models by category, with pricing summaries', response: withErrors({ 200: Type.Ref(CatalogResponse) }) },
-  }, async () => catalogView(catalog));
+    config: { auth: services.config.catalogRequiresKey ? 'required' : 'optional' },
+    schema: {
+      tags, summary: 'The public model catalog (hosted shape)',
+      description: 'Every live model keyed by parentModelId, with its sub-models, input and output fields in the hosted vocabulary, cost rule and default estimates. No key needed (unless the operator set ATELIER_CATALOG_REQUIRES_KEY=1); requests without a key are limited per client address (ATELIER_CATALOG_RATE_PER_MINUTE).',
+      security: services.config.catalogRequiresKey ? [{ bearerAuth: [] }] : [{}, { bearerAuth: [] }],
+      response: withErrors({ 200: Type.Ref(CatalogResponse) }),
+    },
+    onRequest: (req, reply, done) => {
+      if (req.principal) return done();
+      const { admitted, window, nowMs } = limiter.take(req.ip);
+      reply.headers({ 'X-RateLimit-Limit': String(window.limit), 'X-RateLimit-Remaining': String(window.limit - window.used), 'X-RateLimit-Reset': String(window.resetMs) });
+      if (admitted) return done();
+      const retry = Math.max(1, Math.ceil((window.resetMs - nowMs) / 1000));
+      done(new AppError('RATE_LIMITED', `Too many catalog requests from this address; retry in ${retry} s, or send an API key`, { headers: { 'Retry-After': String(retry) } }));
+    },
+  }, async (_req, reply) => {
+    catalogBody ??= Buffer.from(reply.serialize(catalogView(catalog, new Date().toISOString())) as string);
+    return reply.type('application/json; charset=utf-8').send(catalogBody);
+  });
 
   app.get('/v1/models/:modelId/schema', {
     schema: { tags, summary: 'Input schema of a model', params: ModelIdParams, response: withErrors({ 200: Type.Ref(ModelSchema) }, [404]) },

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { Edge } from '@xyflow/react';
 import type { FieldSpec } from '../../catalog/types.js';
+import { hostedDataType, hostedType } from '../../catalog/hostedFields.js';
 import type { GraphNode, RequestField } from '../../workflows/types.js';
 import { upload } from './api.js';
 import type { Catalog } from './graph.js';
@@ -43,67 +44,119 @@ export function MediaInput({ id, value, onChange, accept, readOnly }: { id: stri
   );
 }
 
-/** One input of a model, its widget chosen from the field's schema. */
+/** A list of media URLs (hosted `dataType: "string[]"`): one per line, and uploads add to the list. */
+function MediaListInput({ id, value, onChange, accept, readOnly }: { id: string; value: unknown; onChange: (v: unknown) => void; accept: string; readOnly: boolean }) {
+  const urls = Array.isArray(value) ? value.map(String) : [];
+  const [busy, setBusy] = useState<string | null>(null);
+  return (
+    <div className="media-input media-list">
+      <textarea id={id} rows={3} placeholder="One URL per line" readOnly={readOnly} value={urls.join('\n')}
+        onChange={(e) => { const next = e.target.value.split('\n').map((x) => x.trim()).filter(Boolean); onChange(next.length ? next : undefined); }} />
+      {!readOnly && (
+        <label className="button small ghost upload">
+          Add file
+          <input type="file" accept={accept} className="visually-hidden" onChange={async (e) => {
+            const file = e.target.files?.[0];
+            if (!file) return;
+            setBusy('Uploading…');
+            try {
+              onChange([...urls, await upload(file)]);
+              setBusy(null);
+            } catch (err) {
+              setBusy((err as Error).message);
+            }
+          }} />
+        </label>
+      )}
+      {busy && <span className="muted small" role="status">{busy}</span>}
+    </div>
+  );
+}
+
+/**
+ * One input of a model, its widget chosen by the field's hosted UI kind and wire type
+ * (catalog/hostedFields.ts, the vocabulary schema and catalog answers speak): slider, toggle, select,
+ * multi-select, media (one, or a `string[]` list), text, textarea, number, JSON.
+ */
 function FieldInput({ field, value, onChange, readOnly, nodeId }: { field: FieldSpec; value: unknown; onChange: (v: unknown) => void; readOnly: boolean; nodeId: string }) {
   const id = `f-${nodeId}-${field.name}`;
   const text = value === undefined || value === null ? '' : String(value);
   const placeholder = field.placeholder ?? (field.default !== undefined ? `default: ${JSON.stringify(field.default)}` : '');
+  const kind = hostedType(field);
+  const wire = hostedDataType(field);
+  const integer = field.type === 'integer' || field.schema?.type === 'integer';
   let control;
-  switch (field.type) {
-    case 'textarea':
-      control = <textarea id={id} rows={3} value={text} placeholder={placeholder} maxLength={field.maxLength} readOnly={readOnly} onChange={(e) => onChange(e.target.value === '' ? undefined : e.target.value)} />;
-      break;
-    case 'number':
-    case 'integer':
-      control = <input id={id} type="number" value={text} placeholder={placeholder} min={field.min} max={field.max} step={field.type === 'integer' ? 1 : 'any'} readOnly={readOnly}
-        onChange={(e) => onChange(e.target.value === '' || Number.isNaN(e.target.valueAsNumber) ? undefined : e.target.valueAsNumber)} />;
-      break;
-    case 'boolean':
-      control = <input id={id} type="checkbox" checked={value === undefined ? field.default === true : value === true} disabled={readOnly} onChange={(e) => onChange(e.target.checked)} />;
-      break;
-    case 'select':
-      control = (
-        <select id={id} value={text} disabled={readOnly} onChange={(e) => {
-          const opt = field.options?.find((o) => String(o) === e.target.value);
-          onChange(e.target.value === '' ? undefined : opt);
-        }}>
-          <option value="">{field.default !== undefined ? `default (${String(field.default)})` : '—'}</option>
-          {(field.options ?? []).map((o) => <option key={String(o)} value={String(o)}>{String(o)}</option>)}
-        </select>
-      );
-      break;
-    case 'multiselect':
-      control = (
-        <select id={id} multiple value={Array.isArray(value) ? value.map(String) : []} disabled={readOnly} onChange={(e) => {
-          const chosen = [...e.target.selectedOptions].map((o) => field.options?.find((x) => String(x) === o.value));
-          onChange(chosen.length ? chosen : undefined);
-        }}>
-          {(field.options ?? []).map((o) => <option key={String(o)} value={String(o)}>{String(o)}</option>)}
-        </select>
-      );
-      break;
-    case 'image':
-    case 'audio':
-    case 'video':
-      control = <MediaInput id={id} value={text} readOnly={readOnly} accept={`${field.type}/*`} onChange={onChange} />;
-      break;
-    case 'images':
-    case 'videos':
-      control = <textarea id={id} rows={3} placeholder="One URL per line" readOnly={readOnly} value={Array.isArray(value) ? value.join('\n') : ''}
-        onChange={(e) => { const urls = e.target.value.split('\n').map((s) => s.trim()).filter(Boolean); onChange(urls.length ? urls : undefined); }} />;
-      break;
-    case 'json':
-      control = <JsonInput id={id} value={value} readOnly={readOnly} onChange={onChange} />;
-      break;
-    case 'color':
-      control = <input id={id} type="color" value={text || String(field.default ?? '#000000')} disabled={readOnly} onChange={(e) => onChange(e.target.value)} />;
-      break;
-    default:
-      control = <input id={id} type="text" value={text} placeholder={placeholder} maxLength={field.maxLength} readOnly={readOnly} onChange={(e) => onChange(e.target.value === '' ? undefined : e.target.value)} />;
+  if (field.type === 'color') {
+    control = <input id={id} type="color" value={text || String(field.default ?? '#000000')} disabled={readOnly} onChange={(e) => onChange(e.target.value)} />;
+  } else if (['image', 'video', 'audio', 'file', 'avmedia'].includes(kind)) {
+    const accept = kind === 'file' ? field.accept ?? '*/*' : kind === 'avmedia' ? 'audio/*,video/*' : `${kind}/*`;
+    control = wire === 'string[]'
+      ? <MediaListInput id={id} value={value} readOnly={readOnly} accept={accept} onChange={onChange} />
+      : <MediaInput id={id} value={text} readOnly={readOnly} accept={accept} onChange={onChange} />;
+  } else {
+    switch (kind) {
+      case 'textarea':
+        control = <textarea id={id} rows={3} value={text} placeholder={placeholder} maxLength={field.maxLength} readOnly={readOnly} onChange={(e) => onChange(e.target.value === '' ? undefined : e.target.value)} />;
+        break;
+      case 'slider': {
+        const shownValue = typeof value === 'number' ? value : typeof field.default === 'number' ? field.default : field.min ?? 0;
+        control = (
+          <span className="slider-input">
+            <input id={id} type="range" min={field.min} max={field.max} step={field.step ?? (integer ? 1 : 'any')} value={shownValue} disabled={readOnly}
+              onChange={(e) => onChange(Number.isNaN(e.target.valueAsNumber) ? undefined : e.target.valueAsNumber)} />
+            <output htmlFor={id} className={value === undefined ? 'muted' : undefined}>{String(shownValue)}{value === undefined ? ' (default)' : ''}</output>
+          </span>
+        );
+        break;
+      }
+      case 'number':
+        control = <input id={id} type="number" value={text} placeholder={placeholder} min={field.min} max={field.max} step={field.step ?? (integer ? 1 : 'any')} readOnly={readOnly}
+          onChange={(e) => onChange(e.target.value === '' || Number.isNaN(e.target.valueAsNumber) ? undefined : e.target.valueAsNumber)} />;
+        break;
+      case 'toggle':
+        control = <input id={id} type="checkbox" role="switch" checked={value === undefined ? field.default === true : value === true} disabled={readOnly} onChange={(e) => onChange(e.target.checked)} />;
+        break;
+      case 'select':
+      case 'composite-select':
+      case 'custom-select':
+        control = (
+          <select id={id} value={text} disabled={readOnly} onChange={(e) => {
+            const opt = field.options?.find((o) => String(o) === e.target.value);
+            onChange(e.target.value === '' ? undefined : opt);
+          }}>
+            <option value="">{field.default !== undefined ? `default (${String(field.default)})` : '—'}</option>
+            {(field.options ?? []).map((o) => <option key={String(o)} value={String(o)}>{String(o)}</option>)}
+          </select>
+        );
+        break;
+      case 'multi-select':
+        control = (
+          <select id={id} multiple value={Array.isArray(value) ? value.map(String) : []} disabled={readOnly} onChange={(e) => {
+            const chosen = [...e.target.selectedOptions].map((o) => field.options?.find((x) => String(x) === o.value));
+            onChange(chosen.length ? chosen : undefined);
+          }}>
+            {(field.options ?? []).map((o) => <option key={String(o)} value={String(o)}>{String(o)}</option>)}
+          </select>
+        );
+        break;
+      case 'array_of_text':
+        control = <textarea id={id} rows={3} placeholder="One entry per line" readOnly={readOnly} value={Array.isArray(value) ? value.join('\n') : ''}
+          onChange={(e) => {
+            const items = e.target.value.split('\n').map((x) => x.trim()).filter(Boolean);
+            onChange(items.length ? (wire === 'number[]' ? items.map(Number) : items) : undefined);
+          }} />;
+        break;
+      case 'json':
+      case 'array_of_objects':
+        control = <JsonInput id={id} value={value} readOnly={readOnly} onChange={onChange} />;
+        break;
+      default:
+        control = <input id={id} type="text" value={text} placeholder={placeholder} maxLength={field.maxLength} readOnly={readOnly} onChange={(e) => onChange(e.target.value === '' ? undefined : e.target.value)} />;
+    }
   }
   return (
-    <div className={`form-field field-${field.type}`}>
-      <label htmlFor={id}>{field.name}{field.required && <span aria-label="required"> *</span>}
+    <div className={`form-field field-${kind}`} data-field={field.name} data-type={kind} data-data-type={wire}>
+      <label htmlFor={id}>{field.label ?? field.name}{field.required && <span aria-label="required"> *</span>}
         {(field.min !== undefined || field.max !== undefined) && <span className="muted small"> ({field.min ?? '…'} – {field.max ?? '…'})</span>}
       </label>
       {control}

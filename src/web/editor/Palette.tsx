@@ -39,7 +39,7 @@ export function Palette({ catalog, onAdd, disabled }: { catalog: Catalog; onAdd:
     for (const m of catalog.models.filter((x) => !x.deprecated)) {
       for (const mode of m.modes) {
         const list = byCat.get(m.category) ?? byCat.set(m.category, []).get(m.category)!;
-        list.push({ modelId: m.multiMode ? mode.subModelId : m.nodeType, nodeType: m.nodeType, ...(m.multiMode ? { subModelId: mode.subModelId } : {}), name: m.multiMode ? `${m.name} — ${mode.label}` : m.name, description: mode.description, available: m.available && mode.available });
+        list.push({ modelId: m.multiMode ? mode.subModelId : m.nodeType, nodeType: m.nodeType, ...(m.multiMode ? { subModelId: mode.subModelId } : {}), defaultSubModelId: m.defaultSubModelId, name: m.multiMode ? `${m.name} — ${mode.label}` : m.name, description: mode.description, available: m.available && mode.available });
       }
     }
     return [...byCat.entries()].map(([k, v]) => [CATEGORY_NAMES[k] ?? k, v]);

@@ -39,6 +39,8 @@ export interface CatalogModel {
   accent: string;
   provider: string;
   multiMode: boolean;
+  /** The mode a node without subModelId runs. */
+  defaultSubModelId: string;
   available: boolean;
   unavailableReason?: string;
   deprecated?: { at: string; replacement: string };

@@ -7,6 +7,11 @@ import { validateGraph, type ModeLookup } from '../../workflows/validate.js';
 import { positionFor } from '../../workflows/layout.js';
 import type { CatalogMode, CatalogModel } from './api.js';
 
+/** The mode a node without subModelId runs: the model's default (the first when the list does not say). */
+export function defaultModeOf(model: CatalogModel): CatalogMode | undefined {
+  return model.modes.find((m) => m.subModelId === model.defaultSubModelId) ?? model.modes[0];
+}
+
 /** A canvas node carries its workflow node (without position: the canvas owns that). */
 export type NodeData = { g: GraphNode };
 export type FlowNode = Node<NodeData>;
@@ -32,7 +37,7 @@ export class Catalog {
   mode(node: Pick<GraphNode, 'type' | 'subModelId'>): CatalogMode | undefined {
     const model = this.byType.get(node.type);
     if (!model) return undefined;
-    return node.subModelId ? model.modes.find((m) => m.subModelId === node.subModelId) : model.modes[0];
+    return node.subModelId ? model.modes.find((m) => m.subModelId === node.subModelId) : defaultModeOf(model);
   }
 
   /** The same lookup the workflow service gives the validator, over the catalog the page loaded. */
@@ -40,7 +45,7 @@ export class Catalog {
     const model = this.byType.get(node.type);
     if (!model) return { error: `unknown model ${node.type}` };
     if (model.deprecated) return { error: `${node.type} is retired; use ${model.deprecated.replacement}` };
-    const mode = node.subModelId ? model.modes.find((m) => m.subModelId === node.subModelId) : model.modes[0];
+    const mode = node.subModelId ? model.modes.find((m) => m.subModelId === node.subModelId) : defaultModeOf(model);
     if (!mode) return { error: `${node.type} has no sub-model ${node.subModelId}` };
     return { mode: mode as unknown as ModeDef };
   };

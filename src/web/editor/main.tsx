@@ -132,7 +132,7 @@ function Editor({ config, catalog }: { config: EditorConfig; catalog: Catalog })
       position = { x, y: Math.round(bottom) };
     }
     const g = {
-      id: newId('node'), type: model.nodeType, subModelId: model.multiMode ? (item.subModelId ?? model.modes[0]!.subModelId) : null,
+      id: newId('node'), type: model.nodeType, subModelId: model.multiMode ? (item.subModelId ?? model.defaultSubModelId) : null,
       label: model.name, position, data: {},
     };
     remember();

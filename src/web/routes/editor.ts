@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { AppError } from '../../errors.js';
-import { isMultiMode } from '../../catalog/catalog.js';
+import { defaultMode, isMultiMode } from '../../catalog/catalog.js';
 import { search } from '../../catalog/search.js';
 import { estimateNodes, MAX_NODES, type EstimateNode } from '../../catalog/estimate.js';
 import { streamRunEvents } from '../../http/routes/runEvents.js';
@@ -37,6 +37,7 @@ export function editorCatalog(services: Services) {
       accent: model.accent,
       provider: model.provider,
       multiMode: isMultiMode(model),
+      defaultSubModelId: defaultMode(model).subModelId,
       available: a.available,
       ...(a.available ? {} : { unavailableReason: a.reason ?? 'unavailable' }),
       ...(model.deprecated ? { deprecated: model.deprecated } : {}),

@@ -60,7 +60,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Catalog of models by category, with pricing summaries */
+        /**
+         * The public model catalog (hosted shape)
+         * @description Every live model keyed by parentModelId, with its sub-models, input and output fields in the hosted vocabulary, cost rule and default estimates. No key needed (unless the operator set ATELIER_CATALOG_REQUIRES_KEY=1); requests without a key are limited per client address (ATELIER_CATALOG_RATE_PER_MINUTE).
+         */
         get: operations["models.catalog"];
         put?: never;
         post?: never;
@@ -802,6 +805,12 @@ export interface components {
         };
         ModelEntry: {
             nodeType: string;
+            /** @description The mode a call that names no subModelId uses (runs, estimates, schema, pricing) */
+            defaultSubModelId: string;
+            /** @description The hosted catalog's id of the model where it differs from nodeType; accepted as {modelId} */
+            parentModelId?: string;
+            providerType?: string;
+            providerLabel?: string;
             name: string;
             description: string;
             category: "image" | "video" | "audio" | "llm" | "utility";
@@ -820,7 +829,14 @@ export interface components {
         ModelSchema: {
             modelId: string;
             nodeType: string;
+            /** @description The mode this schema describes; null for a model with one mode (as in run records), whose mode defaultSubModelId names */
             subModelId: string | null;
+            /** @description The mode a call that names no subModelId uses (runs, estimates, schema, pricing) */
+            defaultSubModelId: string;
+            /** @description The hosted catalog's id of the model where it differs from nodeType; accepted as {modelId} */
+            parentModelId?: string;
+            providerType?: string;
+            providerLabel?: string;
             name: string;
             category: string;
             description: string;
@@ -828,28 +844,50 @@ export interface components {
             capabilities: {
                 [key: string]: unknown;
             };
-            fields: {
+            fields: ({
+                /** @description The wire name of the input */
                 name: string;
+                /** @description Hosted UI kind: image, video, audio, file, avmedia, text, textarea, select, slider, number, toggle, multi-select, composite-select, json, … */
                 type: string;
+                /** @description Hosted wire type: string, string[] (media and other lists), number, number[], boolean, object, object[] */
                 dataType: string;
+                label: string;
                 required: boolean;
-                options: (string | number)[] | null;
-                default: unknown;
                 description: string;
-                showWhen: {
+                default?: unknown;
+                /** @description Bare option values */
+                options?: (string | number)[];
+                min?: number;
+                max?: number;
+                step?: number;
+                maxLength?: number;
+                minItems?: number;
+                maxItems?: number;
+                maxImages?: number;
+                maxAudios?: number;
+                maxFiles?: number;
+                multiple?: boolean;
+                accept?: string;
+                isAdvanced?: boolean;
+                /** @description Show only when another field has one of these values */
+                showWhen?: {
                     [key: string]: unknown;
-                } | null;
-                placeholder: string | null;
-                min: number | null;
-                max: number | null;
-                maxLength: number | null;
-            }[];
+                };
+                placeholder?: string;
+                /** @description Atelier's own widget name (text, integer, images, …) */
+                widget: string;
+                /** @description The workflow port type of the input (text, image, video, audio, number, …) */
+                portType: string;
+            } & {
+                [key: string]: unknown;
+            })[];
             defaults: {
                 [key: string]: unknown;
             };
             outputs: {
                 name: string;
                 dataType: string;
+                label?: string;
             }[];
             /** @description Draft 2020-12 JSON Schema of the input */
             jsonSchema: {
@@ -859,7 +897,14 @@ export interface components {
         ModelPricing: {
             modelId: string;
             nodeType: string;
+            /** @description null for a model with one mode */
             subModelId: string | null;
+            /** @description The mode a call that names no subModelId uses (runs, estimates, schema, pricing) */
+            defaultSubModelId: string;
+            /** @description The hosted catalog's id of the model where it differs from nodeType; accepted as {modelId} */
+            parentModelId?: string;
+            providerType?: string;
+            providerLabel?: string;
             unit: string;
             /** @description flat { microcredits } or per_unit { unit, microcreditsPerUnit, inputField?, defaultQuantity?, minimum? }, with optional multipliers [{ field, basisPoints }]; or, for the hosted catalog's models, hosted { unit (the hosted cost type), cost (the hosted cost rule), assume? } */
             rule: {
@@ -879,6 +924,7 @@ export interface components {
                     modelId: string;
                     nodeType: string;
                     subModelId?: string;
+                    defaultSubModelId: string;
                     name: string;
                     description: string;
                     available: boolean;
@@ -899,14 +945,134 @@ export interface components {
             };
         };
         ModelCatalog: {
-            total: number;
-            categories: {
-                category: string;
-                label: string;
-                models: {
+            /** @enum {number} */
+            version: 1;
+            /** Format: date-time */
+            generatedAt: string;
+            /** @description Keyed by parentModelId (the nodeType where the model has no hosted id) */
+            models: {
+                [key: string]: {
+                    parentModelId: string;
+                    defaultSubModelId: string;
+                    /** @description image, video, audio, llm or utility */
+                    nodeKind: string;
+                    /** @description The {nodeType} of POST /v1/nodes/{nodeType}/run */
+                    nodeType: string;
+                    name: string;
+                    description: string;
+                    icon: string;
+                    accent: string;
+                    category: string;
+                    providerType: string;
+                    providerLabel: string;
+                    /** @description The cost rule: the hosted catalog's facts where the model has them, else { type, microcredits | microcreditsPerUnit, unit } of the price charged here */
+                    cost: {
+                        [key: string]: unknown;
+                    };
+                    estimateDescription: string;
+                    inputFieldOptions: ({
+                        /** @description The wire name */
+                        zodExpectedName: string;
+                        type: string;
+                        dataType: string;
+                        label: string;
+                        required?: boolean;
+                        default?: unknown;
+                        min?: number;
+                        max?: number;
+                        step?: number;
+                        options?: {
+                            value: string | number;
+                            label: string;
+                        }[];
+                        helpText?: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    outputFieldOptions: ({
+                        /** @description The wire name */
+                        zodExpectedName: string;
+                        type: string;
+                        dataType: string;
+                        label: string;
+                        required?: boolean;
+                        default?: unknown;
+                        min?: number;
+                        max?: number;
+                        step?: number;
+                        options?: {
+                            value: string | number;
+                            label: string;
+                        }[];
+                        helpText?: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    subModels: ({
+                        subModelId: string;
+                        label: string;
+                        category: string;
+                        inputFieldOptions: ({
+                            /** @description The wire name */
+                            zodExpectedName: string;
+                            type: string;
+                            dataType: string;
+                            label: string;
+                            required?: boolean;
+                            default?: unknown;
+                            min?: number;
+                            max?: number;
+                            step?: number;
+                            options?: {
+                                value: string | number;
+                                label: string;
+                            }[];
+                            helpText?: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        outputFieldOptions: ({
+                            /** @description The wire name */
+                            zodExpectedName: string;
+                            type: string;
+                            dataType: string;
+                            label: string;
+                            required?: boolean;
+                            default?: unknown;
+                            min?: number;
+                            max?: number;
+                            step?: number;
+                            options?: {
+                                value: string | number;
+                                label: string;
+                            }[];
+                            helpText?: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        /** @description Draft 2020-12 JSON Schema of the input */
+                        inputSchema: {
+                            [key: string]: unknown;
+                        };
+                        /** @description The price of a run with the defaults */
+                        defaultEstimateMicrocredits?: number;
+                        estimateDescription: string;
+                        /** @description How it works: ml (a trained model runs on this server), tool (a classic program: ffmpeg, sharp, tesseract, espeak), procedural (generated by rules, e.g. a poster layout), remote (a provider's model) */
+                        engine: "ml" | "tool" | "procedural" | "remote";
+                        available: boolean;
+                        unavailableReason?: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    available: boolean;
+                    unavailableReason?: string;
+                    /** @description How it works: ml (a trained model runs on this server), tool (a classic program: ffmpeg, sharp, tesseract, espeak), procedural (generated by rules, e.g. a poster layout), remote (a provider's model) */
+                    engine: "ml" | "tool" | "procedural" | "remote";
+                    provider: string;
+                } & {
                     [key: string]: unknown;
-                }[];
-            }[];
+                };
+            };
         };
         EventType: "run.started" | "run.completed" | "run.failed" | "run.canceled" | "node.completed" | "node.failed";
         WebhookEvent: {
@@ -969,7 +1135,8 @@ export interface components {
             } | null;
             files: components["schemas"]["FileView"][];
             error: string | null;
-            errorCode?: string | null;
+            /** @description A named run failure: OUTPUT_TOO_LARGE, ENGINE_CRASHED, ENGINE_TIMEOUT; absent otherwise */
+            errorCode?: string;
             userMessage: string | null;
             /** @description Microcredits charged */
             creditUsed: number;
@@ -1052,7 +1219,8 @@ export interface components {
                 [key: string]: unknown;
             })[];
             error: string | null;
-            errorCode?: string | null;
+            /** @description A named node failure (absent otherwise): INSUFFICIENT_CREDITS (its price at the input it would have run with exceeds the balance), OUTPUT_TOO_LARGE, ENGINE_CRASHED, ENGINE_TIMEOUT */
+            errorCode?: string;
             startedAt: string | null;
             finishedAt: string | null;
             /** @description Microcredits priced for this node */
@@ -1236,6 +1404,7 @@ export interface operations {
                      * @example [
                      *       {
                      *         "nodeType": "espeak_tts",
+                     *         "defaultSubModelId": "espeak-tts",
                      *         "name": "eSpeak text to speech",
                      *         "description": "Speech from text with eSpeak NG",
                      *         "category": "audio",
@@ -1344,6 +1513,7 @@ export interface operations {
                      *           {
                      *             "modelId": "espeak_tts",
                      *             "nodeType": "espeak_tts",
+                     *             "defaultSubModelId": "espeak-tts",
                      *             "name": "eSpeak text to speech",
                      *             "description": "Speech from text with eSpeak NG",
                      *             "available": true,
@@ -1447,19 +1617,92 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "total": 1,
-                     *       "categories": [
-                     *         {
-                     *           "category": "audio",
-                     *           "label": "Audio",
-                     *           "models": [
+                     *       "version": 1,
+                     *       "generatedAt": "2026-01-01T12:00:00.000Z",
+                     *       "models": {
+                     *         "espeak_tts": {
+                     *           "parentModelId": "espeak_tts",
+                     *           "defaultSubModelId": "espeak-tts",
+                     *           "nodeKind": "audio",
+                     *           "nodeType": "espeak_tts",
+                     *           "name": "eSpeak text to speech",
+                     *           "description": "Speech from text with eSpeak NG",
+                     *           "icon": "volume-2",
+                     *           "accent": "#4f46e5",
+                     *           "category": "text-to-speech",
+                     *           "providerType": "internal",
+                     *           "providerLabel": "Atelier",
+                     *           "cost": {
+                     *             "type": "fixed",
+                     *             "microcredits": 200
+                     *           },
+                     *           "estimateDescription": "200 microcredits per run",
+                     *           "inputFieldOptions": [
                      *             {
-                     *               "nodeType": "espeak_tts",
-                     *               "name": "eSpeak text to speech"
+                     *               "zodExpectedName": "text",
+                     *               "type": "textarea",
+                     *               "dataType": "string",
+                     *               "label": "Text",
+                     *               "required": true,
+                     *               "maxLength": 5000,
+                     *               "helpText": "What to say"
                      *             }
-                     *           ]
+                     *           ],
+                     *           "outputFieldOptions": [
+                     *             {
+                     *               "zodExpectedName": "result",
+                     *               "type": "audio",
+                     *               "dataType": "string[]",
+                     *               "label": "result"
+                     *             }
+                     *           ],
+                     *           "subModels": [
+                     *             {
+                     *               "subModelId": "espeak-tts",
+                     *               "label": "Speech",
+                     *               "category": "text-to-speech",
+                     *               "inputFieldOptions": [
+                     *                 {
+                     *                   "zodExpectedName": "text",
+                     *                   "type": "textarea",
+                     *                   "dataType": "string",
+                     *                   "label": "Text",
+                     *                   "required": true,
+                     *                   "maxLength": 5000,
+                     *                   "helpText": "What to say"
+                     *                 }
+                     *               ],
+                     *               "outputFieldOptions": [
+                     *                 {
+                     *                   "zodExpectedName": "result",
+                     *                   "type": "audio",
+                     *                   "dataType": "string[]",
+                     *                   "label": "result"
+                     *                 }
+                     *               ],
+                     *               "inputSchema": {
+                     *                 "type": "object",
+                     *                 "required": [
+                     *                   "text"
+                     *                 ],
+                     *                 "properties": {
+                     *                   "text": {
+                     *                     "type": "string",
+                     *                     "maxLength": 5000
+                     *                   }
+                     *                 }
+                     *               },
+                     *               "defaultEstimateMicrocredits": 200,
+                     *               "estimateDescription": "200 microcredits per run",
+                     *               "engine": "tool",
+                     *               "available": true
+                     *             }
+                     *           ],
+                     *           "available": true,
+                     *           "engine": "tool",
+                     *           "provider": "local"
                      *         }
-                     *       ]
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ModelCatalog"];
@@ -1557,8 +1800,9 @@ export interface operations {
                      *       "modelId": "espeak_tts",
                      *       "nodeType": "espeak_tts",
                      *       "subModelId": null,
+                     *       "defaultSubModelId": "espeak-tts",
                      *       "name": "eSpeak text to speech",
-                     *       "category": "audio",
+                     *       "category": "text-to-speech",
                      *       "description": "Speech from text with eSpeak NG",
                      *       "features": [],
                      *       "capabilities": {},
@@ -1566,16 +1810,13 @@ export interface operations {
                      *         {
                      *           "name": "text",
                      *           "type": "textarea",
-                     *           "dataType": "text",
+                     *           "dataType": "string",
+                     *           "label": "Text",
                      *           "required": true,
-                     *           "options": null,
-                     *           "default": null,
                      *           "description": "What to say",
-                     *           "showWhen": null,
-                     *           "placeholder": null,
-                     *           "min": null,
-                     *           "max": null,
-                     *           "maxLength": 5000
+                     *           "maxLength": 5000,
+                     *           "widget": "textarea",
+                     *           "portType": "text"
                      *         }
                      *       ],
                      *       "defaults": {},
@@ -1707,6 +1948,7 @@ export interface operations {
                      *       "modelId": "espeak_tts",
                      *       "nodeType": "espeak_tts",
                      *       "subModelId": null,
+                     *       "defaultSubModelId": "espeak-tts",
                      *       "unit": "run",
                      *       "rule": {
                      *         "kind": "flat",
@@ -1858,6 +2100,11 @@ export interface operations {
                         totalMicrocredits: number;
                         estimates: {
                             microcredits: number;
+                            /** @description Inputs the estimate left out because the model lacks them or their values are invalid; they were priced at their defaults. Present only when something was ignored: a run with the same input would be refused. */
+                            ignored?: {
+                                path: string;
+                                message: string;
+                            }[];
                             /** @description Pricing inputs absent from `data`, priced at their defaults. In a workflow such inputs usually arrive along edges: a run charges each node the price of the input it actually receives, reserved before the node runs. */
                             pricedAtDefault?: string[];
                         }[];
@@ -2017,7 +2264,13 @@ export interface operations {
                      * @example {
                      *       "estimates": [
                      *         {
-                     *           "microcredits": 200
+                     *           "microcredits": 200,
+                     *           "ignored": [
+                     *             {
+                     *               "path": "body.node[0].data.speed",
+                     *               "message": "is not an input of this model; ignored"
+                     *             }
+                     *           ]
                      *         }
                      *       ],
                      *       "totalMicrocredits": 200
@@ -2026,6 +2279,11 @@ export interface operations {
                     "application/json": {
                         estimates: {
                             microcredits: number;
+                            /** @description Inputs the estimate left out because the model lacks them or their values are invalid; they were priced at their defaults. Present only when something was ignored: a run with the same input would be refused. */
+                            ignored?: {
+                                path: string;
+                                message: string;
+                            }[];
                             /** @description Pricing inputs absent from `data`, priced at their defaults. In a workflow such inputs usually arrive along edges: a run charges each node the price of the input it actually receives, reserved before the node runs. */
                             pricedAtDefault?: string[];
                         }[];
@@ -3248,8 +3506,9 @@ export interface operations {
                             microcredits: number;
                             /** @description Change of the amount on hold (reserve +, capture/release −) */
                             reservedMicrocredits: number;
-                            runId: string | null;
-                            note: string | null;
+                            /** @description The run the entry belongs to; absent for grants */
+                            runId?: string;
+                            note?: string;
                             createdAt: string;
                         }[];
                         nextCursor: string | null;
