@@ -1,3 +1,4 @@
+import { hostedDataType, hostedType } from '../../src/catalog/hostedFields.js';
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -50,8 +51,8 @@ function isAllowed(problem: { model: string; subModel?: string; field?: string; 
 
 function compareField(h: HostedField, f: FieldSpec | undefined, report: (property: string, message: string) => void): void {
   if (!f) return report('exists', 'missing');
-  if (f.uiType !== h.type) report('type', `type ${String(f.uiType)} ≠ hosted ${h.type}`);
-  if (f.wireType !== h.dataType) report('dataType', `dataType ${String(f.wireType)} ≠ hosted ${h.dataType}`);
+  if (hostedType(f) !== h.type) report('type', `type ${hostedType(f)} ≠ hosted ${h.type}`);
+  if (hostedDataType(f) !== h.dataType) report('dataType', `dataType ${hostedDataType(f)} ≠ hosted ${h.dataType}`);
   if (PORT[h.type] && f.dataType !== PORT[h.type]) report('port', `port type ${f.dataType} ≠ ${PORT[h.type]}`);
   if (f.required !== (h.required === true)) report('required', `required ${f.required} ≠ hosted ${h.required === true}`);
   if (!(empty(h.default) ? f.default === undefined : JSON.stringify(f.default) === JSON.stringify(h.default))) report('default', `default ${JSON.stringify(f.default)} ≠ hosted ${JSON.stringify(h.default)}`);
