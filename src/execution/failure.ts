@@ -1,8 +1,10 @@
+import { EngineInputError } from '../engines/types.js';
+
 /**
  * Run failure codes (api-decisions.md, "Run failures"): kept in the run record's `errorCode` beside the
  * message. An engine's own errors carry none.
  */
-export type RunErrorCode = 'OUTPUT_TOO_LARGE' | 'ENGINE_CRASHED' | 'ENGINE_TIMEOUT';
+export type RunErrorCode = 'OUTPUT_TOO_LARGE' | 'INPUT_TOO_LARGE' | 'ENGINE_CRASHED' | 'ENGINE_OUT_OF_MEMORY' | 'ENGINE_TIMEOUT';
 
 /** A failure the execution layer names: the run fails with this message and code, nothing charged. */
 export class RunFailure extends Error {
@@ -14,5 +16,6 @@ export class RunFailure extends Error {
 
 /** The error code a failed attempt is stored with, if it has one. */
 export function errorCodeOf(err: unknown): RunErrorCode | null {
+  if (err instanceof EngineInputError && err.code) return err.code;
   return err instanceof RunFailure ? err.code : null;
 }
