@@ -93,7 +93,10 @@ export class LeasedTaskRunner {
         const reason = ctl.signal.aborted ? (ctl.signal.reason as Error)?.message : undefined;
         // Canceled (the canceler settles) or lease lost (another worker continues): nothing to settle here.
         if (reason === ABORT.canceled || reason === ABORT.leaseLost) return false;
-        if (reason === ABORT.shuttingDown) {
+        // Stopping, the engine's process ended or its pool closed under the task (a retryable failure): that
+        // is part of the stop, not the run's failure, so the task goes back to the queue like an aborted one.
+        const endedByStop = !this.accepting && (err as { retryable?: unknown })?.retryable === true;
+        if (reason === ABORT.shuttingDown || endedByStop) {
           await retryOnConnectionLoss(() => task.handBack());
           this.log.info(task.logContext, `${'nodeId' in task.logContext ? 'workflow node' : 'run'} handed back to the queue`);
           return false;

@@ -47,6 +47,9 @@ export async function serveCommand(ctx: CliContext, argv: string[]): Promise<voi
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
+  // Signals bin/atelier.mjs kept while the sources loaded.
+  const early = (globalThis as { atelierEarlySignals?: { take(): NodeJS.Signals[] } }).atelierEarlySignals?.take() ?? [];
+  for (const signal of early) shutdown(signal);
   server = await startServer(config, role);
   if (stopWanted) stop(server);
   await finished;
