@@ -219,9 +219,17 @@ export class ChildPool {
         : new RunFailure('ENGINE_CRASHED', `engine process exited: ${how}`, true));
       this.settle(w, () => w.reject(reason));
     } else if (!this.closed && killedWith === undefined) {
-      this.opts.onEvent('an idle engine process exited', { family: this.opts.family, pid: child.pid, how });
+      this.opts.onEvent(child.ready ? 'an idle engine process exited' : 'an engine process exited while starting', { family: this.opts.family, pid: child.pid, how });
     }
     if (this.closed) return;
+    if (!child.ready && killedWith === undefined) {
+      // A child that cannot even start would be replaced for ever: the first waiting job fails instead
+      // (its runner's bounded crash retry decides what follows), and the warm minimum waits for real work.
+      const next = this.queue.shift();
+      if (next) this.settle(next, () => next.reject(new RunFailure('ENGINE_CRASHED', `engine process exited while starting: ${how}`, true)));
+      this.pump();
+      return;
+    }
     this.ensureMinimum();
     this.pump();
   }
