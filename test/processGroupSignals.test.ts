@@ -170,3 +170,47 @@ test('kill -9 of the service leaves its database running and no engine child; th
   // (A process that just ended may linger a moment as a zombie until its adoptive parent reaps it.)
   await until('the database a crash left behind to be stopped by the next clean stop', () => !running(left), 30_000);
 });
+
+/** Seeded, so a failing moment reproduces (ATELIER_SIGNAL_SEED). */
+function moments(seed: number, n: number): number[] {
+  let x = seed >>> 0;
+  const next = () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return Array.from({ length: n }, () => Math.floor(next() * 10_000));
+}
+const SEED = process.env.ATELIER_SIGNAL_SEED ? Number(process.env.ATELIER_SIGNAL_SEED) : 20261124;
+
+for (const [i, ms] of moments(SEED, 2).entries()) {
+  const signal: NodeJS.Signals = i % 2 ? 'SIGTERM' : 'SIGINT';
+  test(`${signal} to the group ${ms} ms after spawn (seed ${SEED}) while runs are being created: a clean stop; every accepted run completes after a restart, charged once`, async () => {
+    const s = await serve();
+    const accepted: Array<{ runId: string; estimatedCredits: number }> = [];
+    let before: any;
+    const creating = (async () => {
+      await s.listening;
+      before = (await request(s, 'GET', '/v1/credits/balance')).body;
+      while (s.child.exitCode === null) {
+        const r = await request(s, 'POST', '/v1/nodes/word_count/run', { input: { text: `run ${accepted.length}` } }).catch(() => undefined);
+        if (r?.status === 202) accepted.push(r.body);
+        else if (r === undefined) break;
+      }
+    })().catch(() => {});
+    await new Promise((r) => setTimeout(r, ms));
+    s.signalGroup(signal);
+    await assertCleanStop(s);
+    await creating;
+    if (!before) return; // stopped before it listened: nothing was accepted
+    const again = await serve();
+    await again.listening;
+    let spent = 0;
+    for (const run of accepted) {
+      const done = await runStatus(again, run.runId, ['COMPLETED', 'FAILED', 'CANCELED']);
+      assert.equal(done.status, 'COMPLETED', JSON.stringify(done).slice(0, 300));
+      assert.equal(done.creditUsed, run.estimatedCredits);
+      spent += run.estimatedCredits;
+    }
+    const afterB = (await request(again, 'GET', '/v1/credits/balance')).body;
+    assert.equal(afterB.availableBalance, before.availableBalance - spent, `${accepted.length} runs, each charged once`);
+    again.signalGroup('SIGINT');
+    await assertCleanStop(again);
+  });
+}
