@@ -30,7 +30,6 @@ export async function fetchAudioFile(ctx: EngineContext, url: string, name: stri
   return file;
 }
 
-
 /** Rate, channels and length as the file's header states them (`ffmpeg -i` alone decodes nothing). */
 export function parseAudioHeader(stderr: string): { sampleRate: number; channels: number; durationSeconds: number | undefined } | undefined {
   const stream = /Stream #\d+:\d+[^:]*: Audio: [^\n]*?(\d+) Hz, ([^,\n]+)/.exec(stderr);
