@@ -1,8 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { EngineError } from '../engines/types.js';
 import type { ChildResult, ChildTask } from './child.js';
-import { RunFailure } from './failure.js';
+import { PoolsClosed, RunFailure } from './failure.js';
 import { groupAlive, killGroup } from './processGroup.js';
 import type { ChildMessage, ParentMessage } from './protocol.js';
 
@@ -129,7 +128,7 @@ export class ChildPool {
 
   run(job: ChildJob): Promise<ChildResult> {
     return new Promise<ChildResult>((resolve, reject) => {
-      if (this.closed) return reject(new EngineError('the engine pools are shutting down', true));
+      if (this.closed) return reject(new PoolsClosed());
       if (job.signal.aborted) return reject(job.signal.reason);
       const w: Waiting = { ...job, resolve, reject };
       w.onAbort = () => {
@@ -215,7 +214,7 @@ export class ChildPool {
     child.job = undefined;
     if (w) {
       const reason = killedWith ?? (this.closed
-        ? new EngineError('the engine pools are shutting down', true)
+        ? new PoolsClosed()
         : new RunFailure('ENGINE_CRASHED', `engine process exited: ${how}`, true));
       this.settle(w, () => w.reject(reason));
     } else if (!this.closed && killedWith === undefined) {
@@ -237,9 +236,9 @@ export class ChildPool {
   /** Ends every child and its group; jobs waiting or running fail as retryable (the caller hands them back). */
   async close(): Promise<void> {
     this.closed = true;
-    for (const w of this.queue.splice(0)) this.settle(w, () => w.reject(new EngineError('the engine pools are shutting down', true)));
+    for (const w of this.queue.splice(0)) this.settle(w, () => w.reject(new PoolsClosed()));
     const children = [...this.live];
-    for (const c of children) c.kill(new EngineError('the engine pools are shutting down', true));
+    for (const c of children) c.kill(new PoolsClosed());
     await Promise.all(children.map((c) => c.done));
     // A program that left its child's group before being killed is out of reach; any still in it is not.
     for (const c of children) if (c.pid > 0 && groupAlive(c.pid)) killGroup(c.pid);

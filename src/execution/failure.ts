@@ -1,4 +1,4 @@
-import { EngineInputError } from '../engines/types.js';
+import { EngineError, EngineInputError } from '../engines/types.js';
 
 /**
  * Run failure codes (api-decisions.md, "Run failures"): kept in the run record's `errorCode` beside the
@@ -12,6 +12,18 @@ export class RunFailure extends Error {
   constructor(readonly code: RunErrorCode, message: string, readonly retryable = false) {
     super(message);
   }
+}
+
+/** The engine pools closed under a task (the worker is stopping): the task goes back to the queue. */
+export class PoolsClosed extends EngineError {
+  constructor() {
+    super('the engine pools are shutting down', true);
+  }
+}
+
+/** A failure that is part of this worker's stop rather than the run's: its engine process ended or its pool closed. */
+export function endedByStop(err: unknown): boolean {
+  return err instanceof PoolsClosed || (err instanceof RunFailure && err.code === 'ENGINE_CRASHED');
 }
 
 /** The error code a failed attempt is stored with, if it has one. */

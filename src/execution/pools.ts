@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { EngineError, type EngineContext, type EngineOutputs, type ExecuteRequest, type OutputValue } from '../engines/types.js';
 import type { ChildResult, ChildTask, EngineSetup } from './child.js';
-import { RunFailure } from './failure.js';
+import { PoolsClosed, RunFailure } from './failure.js';
 import type { ExecutionLimits } from './limits.js';
 import { ChildPool, type ChildJob } from './childPool.js';
 import { groupResidentBytes } from './processGroup.js';
@@ -53,7 +53,7 @@ export class EnginePools {
   ) {}
 
   private pool(family: string): ChildPool {
-    if (this.closed) throw new EngineError('the engine pools are shutting down', true);
+    if (this.closed) throw new PoolsClosed();
     let pool = this.pools.get(family);
     if (!pool) {
       pool = new ChildPool({
