@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { EngineError, type EngineContext, type EngineOutputs, type ExecuteRequest, type OutputValue } from '../engines/types.js';
+import { type EngineContext, type EngineOutputs, type ExecuteRequest, type OutputValue } from '../engines/types.js';
 import type { ChildResult, ChildTask, EngineSetup } from './child.js';
 import { PoolsClosed, RunFailure } from './failure.js';
 import type { ExecutionLimits } from './limits.js';
