@@ -83,7 +83,7 @@ before(async () => {
   const q = await runCli(['quickstart', '--email', 'groups@example.com', '--json'], cliEnv);
   assert.equal(q.code, 0, q.stderr);
   // A key whose rate limit the cases below (polling, bursts of creates) never reach.
-  const k = await runCli(['keys', 'create', '--email', 'groups@example.com', '--label', 'signals', '--per-minute', '100000', '--per-day', '1000000', '--json'], cliEnv);
+  const k = await runCli(['keys', 'create', '--email', 'groups@example.com', '--label', 'signals', '--per-minute', '10000', '--per-day', '100000', '--json'], cliEnv);
   assert.equal(k.code, 0, k.stderr);
   key = JSON.parse(k.stdout).key;
   assert.ok(q.stdout.length > 0);
