@@ -69,7 +69,8 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
   if (working) {
     // Engines run in supervised child processes (src/execution/), never in this process.
     const limits = config.engineLimits;
-    enginePools = new EnginePools(limits, { modelsDir: config.modelsDir, allowPrivateUrls: config.allowPrivateUrls, testEnginesModule: config.testEnginesModule });
+    enginePools = new EnginePools(limits, { modelsDir: config.modelsDir, allowPrivateUrls: config.allowPrivateUrls, testEnginesModule: config.testEnginesModule },
+      process.env, (msg, data) => log.warn(data, msg));
     void enginePools.warm('text');
     const runner = new EngineRunner(services.catalog, services.engines, services.files, log,
       (accountId, signal) => createMediaFetcher({
@@ -141,7 +142,12 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
   }
   services.markReady();
   // Availability proven, not guessed: where models run, each available local model runs a tiny input in the background; failures are logged.
-  if (config.modelSmokeAtStart && (role === 'all' || role === 'worker')) parts.push(startBackgroundModelSmoke(services.catalog, services.engines, log, Array.isArray(config.modelSmokeAtStart) ? config.modelSmokeAtStart : undefined));
+  // The check runs in the engine children like any run (issue 26): the service process never loads model code.
+  if (config.modelSmokeAtStart && enginePools) {
+    const pools = enginePools;
+    parts.push(startBackgroundModelSmoke(services.catalog, services.engines, log, Array.isArray(config.modelSmokeAtStart) ? config.modelSmokeAtStart : undefined,
+      (engineId, req, ctx) => pools.execute(engineId, req, ctx), path.join(config.dataDir, 'tmp')));
+  }
 
   log.info({ role, data: database.location }, `data lives in ${database.location}`);
   const unavailable = services.catalog.models.filter((m) => !m.deprecated && !services.catalog.availability(m).available).length;

@@ -103,16 +103,20 @@ describe('embedded PostgreSQL in DATA_DIR', () => {
     assert.equal(postmasterPid(), undefined);
   });
 
-  test('after kill -9 of the service, the next start adopts the running database', async () => {
+  test('after kill -9 of the service, the next start adopts the running database, and its clean stop stops it', async () => {
     const s1 = await serve();
     s1.child.kill('SIGKILL');
     await s1.exited;
+    const left = postmasterPid();
+    assert.ok(left, 'the killed service could not stop its database');
     const s2 = await serve();
     const res = await fetch(`${s2.url}/v1/credits/balance`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(res.status, 200);
     assert.equal((await res.json()).availableBalance, 10_000_000);
     s2.child.kill('SIGTERM');
-    await s2.exited;
+    assert.equal(await s2.exited, 0);
+    // Issue 26: the database a crash left behind was adopted as "not ours" and never stopped again.
+    assert.equal(postmasterPid(), undefined, 'the clean stop stopped the database the crash left running');
   });
 
   test('no file in the data folder holds the full key', async () => {

@@ -83,7 +83,9 @@ function runningPort(clusterDir: string): number | undefined {
 
 function run(cmd: string, args: string[], ids: { uid: number; gid: number } | undefined): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { ...(ids ?? {}), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
+    // Detached, in a process group of its own: a Ctrl-C or a signal to the service's group must not kill
+    // pg_ctl half-way through a start or a stop (the service finishes its start, then stops cleanly).
+    const child = spawn(cmd, args, { ...(ids ?? {}), detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
@@ -148,10 +150,18 @@ export async function startEmbedded(dataDir: string, log: (msg: string) => void 
   const clusterDir = path.join(dataDir, 'pg');
   const password = readOrCreatePassword(dataDir);
   const urlFor = (port: number, db: string) => `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${db}`;
+  // A server already running on this cluster: one another Atelier process started (a service, a CLI), or
+  // one left by a service that crashed or was killed. It is ours to share: checked to be this cluster (the
+  // password of DATA_DIR works and it serves this data directory), used, and stopped on our clean stop like
+  // one we started, unless other Atelier processes still use it. So a server a crash left behind is
+  // stopped by the next clean stop, not left running for ever.
   const adopt = async (existing: number): Promise<EmbeddedServer> => {
     await waitUntilAccepting(urlFor(existing, 'postgres'), 30_000);
+    await assertServesCluster(urlFor(existing, 'postgres'), clusterDir);
     await ensureDatabase(urlFor(existing, 'postgres'));
-    return { url: urlFor(existing, DB_NAME), owned: false, stop: async () => {} };
+    log(`using the embedded PostgreSQL already running on ${clusterDir} (port ${existing})`);
+    const b = await binaries();
+    return { url: urlFor(existing, DB_NAME), owned: false, stop: () => stopUnlessShared(urlFor(existing, 'postgres'), b.pg_ctl, clusterDir, postgresIds()) };
   };
 
   const existing = runningPort(clusterDir);
@@ -179,6 +189,7 @@ export async function startEmbedded(dataDir: string, log: (msg: string) => void 
         const child = spawn(process.execPath, [INIT_SCRIPT, clusterDir], {
           env: { ...process.env, ATELIER_PG_PASSWORD: password },
           stdio: ['ignore', 'ignore', 'pipe'],
+          detached: true, // as pg_ctl above: a group signal must not cut initdb short
         });
         let err = '';
         child.stderr.on('data', (d) => (err += d));
@@ -212,28 +223,42 @@ export async function startEmbedded(dataDir: string, log: (msg: string) => void 
   return {
     url: urlFor(port, DB_NAME),
     owned: true,
-    async stop() {
-      // Leave the server up while other Atelier processes (a running service, a CLI) still use it.
-      const client = new pg.Client({ connectionString: urlFor(port, 'postgres') });
-      let others = 0;
-      try {
-        await client.connect();
-        const r = await client.query(
-          `SELECT count(*)::int AS n FROM pg_stat_activity
-            WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND application_name LIKE 'atelier%'
-              AND application_name <> $1`,
-          [`atelier:${process.pid}`],
-        );
-        others = r.rows[0].n;
-      } catch {
-        // Cannot ask: stop anyway.
-      } finally {
-        await client.end().catch(() => {});
-      }
-      if (others > 0) return;
-      await run(bin.pg_ctl, ['stop', '-D', clusterDir, '-m', 'fast', '-w', '-t', '30'], ids).catch(() => {});
-    },
+    stop: () => stopUnlessShared(urlFor(port, 'postgres'), bin.pg_ctl, clusterDir, ids),
   };
+}
+
+/** Stops the server unless other Atelier processes (a running service, a CLI) are still connected to it. */
+async function stopUnlessShared(adminUrl: string, pgCtl: string, clusterDir: string, ids: { uid: number; gid: number } | undefined): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  let others = 0;
+  try {
+    await client.connect();
+    const r = await client.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND application_name LIKE 'atelier%'
+          AND application_name <> $1`,
+      [`atelier:${process.pid}`],
+    );
+    others = r.rows[0].n;
+  } catch {
+    // Cannot ask: stop anyway.
+  } finally {
+    await client.end().catch(() => {});
+  }
+  if (others > 0) return;
+  await run(pgCtl, ['stop', '-D', clusterDir, '-m', 'fast', '-w', '-t', '30'], ids).catch(() => {});
+}
+
+/** Refuses a server on our port that does not serve this cluster (a stale lock file naming another program's port). */
+async function assertServesCluster(adminUrl: string, clusterDir: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const dir = String((await client.query('SHOW data_directory')).rows[0].data_directory);
+    if (fs.realpathSync(dir) !== fs.realpathSync(clusterDir)) throw new Error(`the PostgreSQL on this port serves ${dir}, not ${clusterDir}`);
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 const INIT_LOCK = '.embedded-init.lock';

@@ -34,6 +34,8 @@ export interface EngineContext {
   tmpDir: string;
   /** Resolves an https:, data: or own-file URL to bytes, with SSRF guards, size and time limits. */
   fetchMedia(url: string, opts?: FetchMediaOptions): Promise<Media>;
+  /** The largest output this run may return (ATELIER_MAX_OUTPUT_BYTES), so an engine can refuse before writing it. */
+  maxOutputBytes?: number;
 }
 
 export interface FileOutput {
@@ -88,9 +90,16 @@ export interface Engine {
   execute(req: ExecuteRequest, ctx: EngineContext): Promise<EngineOutputs>;
 }
 
-/** An error the engine attributes to the input (bad image, unsupported language): shown to the caller as is. */
+/**
+ * An error the engine attributes to the input (bad image, unsupported language): shown to the caller as is.
+ * `INPUT_TOO_LARGE` names an input over a size cap (an audio file too long, too many channels), kept as
+ * the run's `errorCode`.
+ */
 export class EngineInputError extends Error {
   override name = 'EngineInputError';
+  constructor(message: string, readonly code?: 'INPUT_TOO_LARGE') {
+    super(message);
+  }
 }
 
 /** A failure of the backend (provider down, binary crashed); the run fails with this message. */

@@ -5,7 +5,7 @@ import { outputBytes } from './limits.js';
 import { rebuildError, serializeError, type ChildMessage, type ParentMessage, type SerializedError } from './protocol.js';
 
 /**
- * Runs inside an engine child process (one task at a time; see pool.ts). Builds this build's engines
+ * Runs inside an engine child process (one task at a time; see childPool.ts). Builds this build's engines
  * once per child, runs the engine named by the task with a context whose progress, logs and media
  * fetches are messages to the parent, and refuses an output over the size limit before it is sent, so
  * an oversized result never reaches the service's memory.
@@ -62,7 +62,17 @@ try {
 
 process.on('message', (m: ParentMessage) => {
   if (!m || typeof m !== 'object' || !('t' in m)) return;
-  if (m.t === 'media') {
+  if (m.t === 'run') {
+    void runTask(m.task).then((result) => {
+      const heapUsed = process.memoryUsage().heapUsed;
+      try {
+        process.send?.({ t: 'result', taskId: m.task.taskId, result, heapUsed } satisfies ChildMessage);
+      } catch (err) {
+        // An output the channel cannot carry fails the task rather than leaving it waiting.
+        send({ t: 'result', taskId: m.task.taskId, result: { ok: false, error: serializeError(err) }, heapUsed });
+      }
+    });
+  } else if (m.t === 'media') {
     const p = media.get(m.id);
     if (!p) return;
     media.delete(m.id);
@@ -73,22 +83,26 @@ process.on('message', (m: ParentMessage) => {
   }
 });
 
-// The pool ends a child with SIGTERM (then SIGKILL after a second): abort the engine first so it stops
-// the programs it started (ffmpeg, llama.cpp) instead of leaving them running without a parent.
-process.on('SIGTERM', () => {
-  if (!current) process.exit(0);
-  current.abort(new Error('canceled'));
-  setTimeout(() => process.exit(143), 200);
-});
+// This child leads its own process group (childPool.ts): only the service decides when it stops, by
+// killing that group. A SIGINT or SIGTERM from elsewhere (a terminal, systemd's control-group stop) is
+// ignored, so the service's graceful stop can still hand its task back; SIGKILL still ends it.
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => {});
 
-// The service process died (kill -9 included): stop the engine and leave, rather than run on unowned.
+// The service process died (kill -9 included): stop the engine and leave, taking every program this child
+// started with it (they are in its process group), rather than run on unowned.
 process.on('disconnect', () => {
   current?.abort(new Error('canceled'));
-  setTimeout(() => process.exit(1), current ? 200 : 0);
+  setTimeout(() => {
+    try {
+      process.kill(-process.pid, 'SIGKILL');
+    } finally {
+      process.exit(1);
+    }
+  }, current ? 200 : 0);
 });
 
-export default async function runTask(task: ChildTask): Promise<ChildResult> {
-  send({ t: 'hello', taskId: task.taskId, pid: process.pid });
+async function runTask(task: ChildTask): Promise<ChildResult> {
   const ctl = new AbortController();
   current = ctl;
   try {
@@ -111,6 +125,7 @@ export default async function runTask(task: ChildTask): Promise<ChildResult> {
         media.set(id, { resolve, reject });
         send({ t: 'fetchMedia', taskId: task.taskId, id, url, opts });
       }),
+      maxOutputBytes: task.maxOutputBytes,
     };
     const outputs = await engine.execute(task.req, ctx);
     const size = outputBytes(outputs, (file) => statSync(file).size);
@@ -124,3 +139,6 @@ export default async function runTask(task: ChildTask): Promise<ChildResult> {
     current = undefined;
   }
 }
+
+// Listening now: the pool may send the first task.
+send({ t: 'ready' });

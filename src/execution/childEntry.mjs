@@ -1,9 +1,7 @@
-// Entry of an engine child process (tinypool child_process runtime): registers tsx so the TypeScript
-// sources load, then hands each task to child.ts. The service's own process never runs engine code.
+// Entry of an engine child process (forked by childPool.ts): registers tsx so the TypeScript sources load,
+// then child.ts takes the tasks the pool sends. The service's own process never runs engine code.
 import { register } from 'tsx/esm/api';
 
 register();
 process.env.ATELIER_ENGINE_CHILD = '1';
-const { default: runTask } = await import('./child.ts');
-
-export default runTask;
+await import('./child.ts');

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { isConnectionError, retryOnConnectionLoss } from '../db/pool.js';
 import { EngineInputError, type EngineOutputs } from '../engines/types.js';
-import { errorCodeOf, RunFailure, type RunErrorCode } from './failure.js';
+import { endedByStop, errorCodeOf, RunFailure, type RunErrorCode } from './failure.js';
 
 /** Why this process stopped a task's engine; the runner decides what follows from it. */
 export const ABORT = {
@@ -93,7 +93,10 @@ export class LeasedTaskRunner {
         const reason = ctl.signal.aborted ? (ctl.signal.reason as Error)?.message : undefined;
         // Canceled (the canceler settles) or lease lost (another worker continues): nothing to settle here.
         if (reason === ABORT.canceled || reason === ABORT.leaseLost) return false;
-        if (reason === ABORT.shuttingDown) {
+        // Stopping, the engine's process ended or its pool closed under the task: that is part of the stop,
+        // not the run's failure, so the task goes back to the queue like an aborted one. (Only our own
+        // execution layer's failures: a provider's error is the run's, and is never retried blindly.)
+        if (reason === ABORT.shuttingDown || (!this.accepting && endedByStop(err))) {
           await retryOnConnectionLoss(() => task.handBack());
           this.log.info(task.logContext, `${'nodeId' in task.logContext ? 'workflow node' : 'run'} handed back to the queue`);
           return false;

@@ -2,13 +2,19 @@ import type { EngineOutputs, OutputValue } from '../engines/types.js';
 
 /**
  * Limits every engine child runs under, from the environment (README "Engine processes"). Defaults are
- * safe for one laptop: a run's output is at most 64 MiB, a child's JS heap 1 GiB.
+ * safe for one laptop: a run's output is at most 64 MiB, a child's JS heap 1 GiB, its resident memory 4 GiB.
  */
 export interface ExecutionLimits {
   /** Largest output of one run, text and files together, in bytes (ATELIER_MAX_OUTPUT_BYTES). */
   maxOutputBytes: number;
   /** V8 heap of one engine child, MiB (ATELIER_ENGINE_MEMORY_MB); past it the child dies and the attempt fails. */
   childMemoryMb: number;
+  /**
+   * Resident memory of one engine child and the programs it started, MiB (ATELIER_ENGINE_RESIDENT_MB; 0 = no
+   * cap): native memory (decoded media, onnxruntime, Buffers) is outside the heap limit. Past it the child's
+   * group is killed and the run fails ENGINE_OUT_OF_MEMORY, refunded.
+   */
+  residentMemoryMb: number;
   /** A child whose heap grew past this after a task is replaced before the next (ATELIER_ENGINE_RECYCLE_MB). */
   recycleMemoryMb: number;
   /** Children kept per engine family (ATELIER_ENGINE_CHILDREN). */
@@ -31,6 +37,7 @@ export function executionLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): Ex
   return {
     maxOutputBytes: int(env, 'ATELIER_MAX_OUTPUT_BYTES', 64 * 1024 * 1024, 1024, 4 * 1024 * 1024 * 1024),
     childMemoryMb: int(env, 'ATELIER_ENGINE_MEMORY_MB', 1024, 64, 65_536),
+    residentMemoryMb: int(env, 'ATELIER_ENGINE_RESIDENT_MB', 4096, 0, 1_048_576),
     recycleMemoryMb: int(env, 'ATELIER_ENGINE_RECYCLE_MB', 512, 32, 65_536),
     childrenPerFamily: int(env, 'ATELIER_ENGINE_CHILDREN', 2, 1, 64),
     idleMs: int(env, 'ATELIER_ENGINE_IDLE_MS', 10 * 60_000, 100, 24 * 3_600_000),

@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { Tinypool, type TinypoolChannel } from 'tinypool';
-import { EngineError, type EngineContext, type EngineOutputs, type ExecuteRequest, type OutputValue } from '../engines/types.js';
+import { type EngineContext, type EngineOutputs, type ExecuteRequest, type OutputValue } from '../engines/types.js';
 import type { ChildResult, ChildTask, EngineSetup } from './child.js';
-import { RunFailure } from './failure.js';
+import { PoolsClosed, RunFailure } from './failure.js';
 import type { ExecutionLimits } from './limits.js';
-import { rebuildError, serializeError, type ChildMessage, type ParentMessage } from './protocol.js';
-
-const ENTRY = new URL('./childEntry.mjs', import.meta.url).href;
+import { ChildPool, type ChildJob } from './childPool.js';
+import { groupResidentBytes } from './processGroup.js';
+import { rebuildError, serializeError, type ChildMessage } from './protocol.js';
 
 /**
  * Engines that share a pool of children: one family's children load the same libraries and models, so a
@@ -28,52 +27,82 @@ export function familyOf(engineId: string): string {
   return engineId;
 }
 
+/** How often the children's resident memory is read while any child is alive. */
+const MEMORY_POLL_MS = 500;
+
 /**
- * Supervised child-process pools that run every engine outside the service process (tinypool with its
- * child_process runtime). A pool per engine family keeps children warm between runs, bounds how many
- * run at once, replaces a child whose heap grew past the recycle limit or that died, and ends idle
- * children. Aborting a run's signal kills its child (SIGTERM, SIGKILL a second later); a child that dies
- * mid-task fails that task only, with `engine process exited: SIGNAL`.
+ * Supervised child-process pools that run every engine outside the service process (childPool.ts). A pool
+ * per engine family keeps children warm between runs, bounds how many run at once, replaces a child whose
+ * heap grew past the recycle limit or that died, and ends idle children. Each child leads its own process
+ * group, so only this supervisor decides when it and the programs it started stop. Aborting a run's
+ * signal kills its child's group; a child that dies mid-task fails that task only, with `engine process
+ * exited: SIGNAL`; a child whose group's resident memory passes ATELIER_ENGINE_RESIDENT_MB is killed and
+ * its task fails `ENGINE_OUT_OF_MEMORY`.
  */
 export class EnginePools {
-  private readonly pools = new Map<string, Tinypool>();
+  private readonly pools = new Map<string, ChildPool>();
   private closed = false;
+  private memoryTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly limits: ExecutionLimits,
     private readonly setup: EngineSetup,
     private readonly env: NodeJS.ProcessEnv = process.env,
+    /** Told about a child that died or was killed outside a task (for the log). */
+    private readonly onEvent: (msg: string, data: Record<string, unknown>) => void = () => {},
   ) {}
 
-  private pool(family: string): Tinypool {
-    if (this.closed) throw new EngineError('the engine pools are shutting down', true);
+  private pool(family: string): ChildPool {
+    if (this.closed) throw new PoolsClosed();
     let pool = this.pools.get(family);
     if (!pool) {
-      pool = new Tinypool({
-        filename: ENTRY,
-        runtime: 'child_process',
+      pool = new ChildPool({
+        family,
         // The text utilities keep one child warm so a cheap run never waits for a child to start.
-        minThreads: family === 'text' ? 1 : 0,
-        maxThreads: this.limits.childrenPerFamily,
-        idleTimeout: this.limits.idleMs,
-        concurrentTasksPerWorker: 1,
-        maxMemoryLimitBeforeRecycle: this.limits.recycleMemoryMb * 1024 * 1024,
+        minChildren: family === 'text' ? 1 : 0,
+        maxChildren: this.limits.childrenPerFamily,
+        idleMs: this.limits.idleMs,
+        recycleHeapBytes: this.limits.recycleMemoryMb * 1024 * 1024,
         execArgv: [`--max-old-space-size=${this.limits.childMemoryMb}`],
         // The text utilities are short and bounded by their input limits: they keep the normal priority, so
         // a cheap run stays fast on a busy machine; heavy families yield the CPU (child.ts, ATELIER_ENGINE_NICE).
         env: Object.fromEntries(Object.entries({ ...this.env, ATELIER_ENGINE_CHILD: '1', ...(family === 'text' ? { ATELIER_ENGINE_NICE: '0' } : {}) })
           .filter((e): e is [string, string] => typeof e[1] === 'string')),
-        // Buffers (file outputs, fetched media) cross as bytes rather than as JSON arrays.
-        serialization: 'advanced',
+        onEvent: this.onEvent,
       });
       this.pools.set(family, pool);
+      this.watchMemory();
     }
     return pool;
   }
 
+  /**
+   * Reads every child's resident memory (the child and the programs it started, by process group) while
+   * any child lives: the heap limit alone lets native memory (decoded media, onnxruntime) grow unchecked.
+   */
+  private watchMemory(): void {
+    if (this.memoryTimer || this.limits.residentMemoryMb === 0) return;
+    const limit = this.limits.residentMemoryMb * 1024 * 1024;
+    this.memoryTimer = setInterval(() => {
+      const children = [...this.pools.values()].flatMap((p) => p.children());
+      if (children.length === 0) return;
+      const rss = groupResidentBytes(children.map((c) => c.pid));
+      for (const child of children) {
+        const bytes = rss.get(child.pid) ?? 0;
+        if (bytes <= limit) continue;
+        const mb = Math.round(bytes / (1024 * 1024));
+        child.kill(new RunFailure('ENGINE_OUT_OF_MEMORY',
+          `the engine process used ${mb} MiB of memory, over this server's limit of ${this.limits.residentMemoryMb} MiB per engine process (ATELIER_ENGINE_RESIDENT_MB)`));
+      }
+    }, MEMORY_POLL_MS);
+    this.memoryTimer.unref();
+  }
+
   /** Starts a family's child and loads its engines before the first run needs them. */
   async warm(family: string): Promise<void> {
-    await this.pool(family).run(this.task('', { nodeType: '', subModelId: '', input: {}, options: {} }, Date.now() + 60_000, '')).catch(() => {});
+    const ctl = new AbortController();
+    await this.pool(family).run({ task: this.task('', { nodeType: '', subModelId: '', input: {}, options: {} }, Date.now() + 60_000, ''), signal: ctl.signal, onMessage: () => {} })
+      .catch(() => {});
   }
 
   private task(engineId: string, req: ExecuteRequest, deadline: number, tmpDir: string): ChildTask {
@@ -84,34 +113,18 @@ export class EnginePools {
   async execute(engineId: string, req: ExecuteRequest, ctx: EngineContext): Promise<EngineOutputs> {
     const pool = this.pool(familyOf(engineId));
     const task = this.task(engineId, req, ctx.deadline, ctx.tmpDir);
-    let toChild: ((m: ParentMessage) => void) | undefined;
-    let exit: string | undefined;
-    let watched: { child: NodeJS.EventEmitter; onExit: (code: number | null, signal: string | null) => void } | undefined;
-    const channel: TinypoolChannel = {
-      onMessage: (send) => {
-        toChild = send;
-      },
-      postMessage: (m: ChildMessage) => {
-        if (!m || typeof m !== 'object' || m.taskId !== task.taskId) return;
+    const job: ChildJob = {
+      task,
+      signal: ctx.signal,
+      onMessage: (m: ChildMessage, reply) => {
+        if (!('taskId' in m) || m.taskId !== task.taskId) return;
         switch (m.t) {
-          case 'hello': {
-            // Tinypool reports a dead child only as "exited unexpectedly": keep its signal for the message.
-            const child = (pool.threads as unknown as Array<{ threadId: number; process?: NodeJS.EventEmitter }>).find((w) => w.threadId === m.pid)?.process;
-            if (child) {
-              const onExit = (code: number | null, signal: string | null) => {
-                exit = signal ?? `exit code ${code}`;
-              };
-              child.once('exit', onExit);
-              watched = { child, onExit };
-            }
-            break;
-          }
           case 'progress': ctx.progress(m.fraction, m.message); break;
           case 'log': ctx.log[m.level]?.(String(m.msg), m.data); break;
           case 'fetchMedia':
             ctx.fetchMedia(m.url, m.opts).then(
-              (media) => toChild?.({ t: 'media', id: m.id, bytes: media.bytes, contentType: media.contentType }),
-              (err: unknown) => toChild?.({ t: 'media', id: m.id, error: serializeError(err) }),
+              (media) => reply({ t: 'media', id: m.id, bytes: media.bytes, contentType: media.contentType }),
+              (err: unknown) => reply({ t: 'media', id: m.id, error: serializeError(err) }),
             );
             break;
         }
@@ -119,25 +132,22 @@ export class EnginePools {
     };
     let result: ChildResult;
     try {
-      result = await pool.run(task, { signal: ctx.signal, channel });
+      result = await pool.run(job);
     } catch (err) {
       if (ctx.signal.aborted) throw ctx.signal.reason;
-      if (/exited unexpectedly/i.test((err as Error)?.message ?? '')) {
-        throw new RunFailure('ENGINE_CRASHED', `engine process exited: ${exit ?? 'unexpectedly'}`, true);
-      }
       throw err;
-    } finally {
-      watched?.child.off('exit', watched.onExit);
     }
     if (!result.ok) throw rebuildError(result.error);
     return normalizeOutputs(result.outputs);
   }
 
+  /** Ends every child (and what it started) and fails tasks still waiting for one. */
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.memoryTimer);
     const all = [...this.pools.values()];
     this.pools.clear();
-    await Promise.all(all.map((p) => p.destroy().catch(() => {})));
+    await Promise.all(all.map((p) => p.close()));
   }
 }
 

@@ -1,16 +1,22 @@
 import type { FetchMediaOptions } from '../engines/types.js';
 import { EngineError, EngineInputError } from '../engines/types.js';
 import { RunFailure, type RunErrorCode } from './failure.js';
+import type { ChildResult, ChildTask } from './child.js';
 
-/** Messages an engine child sends the parent while a task runs (over the pool's IPC channel). */
+/**
+ * Messages an engine child sends the parent (over its IPC channel): that it listens, a task's progress,
+ * logs, media requests and result (with the child's heap size, for the recycle limit).
+ */
 export type ChildMessage =
-  | { t: 'hello'; taskId: string; pid: number }
+  | { t: 'ready' }
+  | { t: 'result'; taskId: string; result: ChildResult; heapUsed: number }
   | { t: 'progress'; taskId: string; fraction: number; message?: string }
   | { t: 'log'; taskId: string; level: 'debug' | 'info' | 'warn'; msg: string; data?: Record<string, unknown> }
   | { t: 'fetchMedia'; taskId: string; id: number; url: string; opts?: FetchMediaOptions };
 
-/** Messages the parent sends a child: a fetched medium (or why not), or an abort. */
+/** Messages the parent sends a child: a task to run, a fetched medium (or why not), or an abort. */
 export type ParentMessage =
+  | { t: 'run'; task: ChildTask }
   | { t: 'media'; id: number; bytes?: Uint8Array; contentType?: string; error?: SerializedError }
   | { t: 'abort' };
 
@@ -32,7 +38,7 @@ export function serializeError(err: unknown): SerializedError {
 
 /** Gives an error its class back on the other side, so input errors still read as input errors. */
 export function rebuildError(e: SerializedError): Error {
-  if (e.name === 'EngineInputError') return new EngineInputError(e.message);
+  if (e.name === 'EngineInputError') return new EngineInputError(e.message, e.code === 'INPUT_TOO_LARGE' ? e.code : undefined);
   if (e.name === 'EngineError') return new EngineError(e.message, e.retryable === true);
   if (e.name === 'RunFailure' && e.code) return new RunFailure(e.code as RunErrorCode, e.message);
   const err = new Error(e.message);

@@ -5,7 +5,7 @@ import { createCanvas } from '@napi-rs/canvas';
 import type { Catalog } from '../catalog/catalog.js';
 import type { FieldSpec, ModeDef, ModelDef } from '../catalog/types.js';
 import type { EngineRegistry } from '../engines/registry.js';
-import { EngineInputError, type EngineContext, type Media } from '../engines/types.js';
+import { EngineInputError, type EngineContext, type EngineOutputs, type ExecuteRequest, type Media } from '../engines/types.js';
 import { ffmpegInfo, runBinary } from '../engines/local/ffmpeg.js';
 import { encodeWav16 } from '../engines/local/audio/wav.js';
 
@@ -172,6 +172,12 @@ export interface SmokeOptions {
   signal?: AbortSignal;
   tmpRoot?: string;
   onResult?: (r: SmokeResult) => void;
+  /**
+   * Runs one engine call. The service passes its engine pools, so the check runs in engine children and
+   * never loads model code (onnxruntime, tfjs) into the service process; by default the engine runs here
+   * (`atelier doctor --models`, a process of its own that ends after the check).
+   */
+  execute?: (engineId: string, req: ExecuteRequest, ctx: EngineContext) => Promise<EngineOutputs>;
 }
 
 /** Runs each available local model's smoke input, one at a time (it is a check, not a load test). */
@@ -214,7 +220,8 @@ export async function runModelSmoke(catalog: Catalog, engines: EngineRegistry, o
       const t0 = Date.now();
       let r: SmokeResult;
       try {
-        const out = await engine.execute({ nodeType: model.nodeType, subModelId: mode.subModelId, input, options: mode.engine.options ?? {} }, ctx);
+        const req = { nodeType: model.nodeType, subModelId: mode.subModelId, input, options: mode.engine.options ?? {} };
+        const out = await (opts.execute ? opts.execute(engine.id, req, ctx) : engine.execute(req, ctx));
         const produced = Object.values(out).flat().length;
         r = produced > 0 ? { ...base, ok: true, ms: Date.now() - t0 } : { ...base, ok: false, ms: Date.now() - t0, error: 'ran but returned no output' };
       } catch (err) {

@@ -1,15 +1,15 @@
 import type { Logger } from 'pino';
 import type { Catalog } from '../catalog/catalog.js';
 import type { EngineRegistry } from '../engines/registry.js';
-import { runModelSmoke } from './modelSmoke.js';
+import { runModelSmoke, type SmokeOptions } from './modelSmoke.js';
 
 /**
  * The service's start-up model check: the same smoke inputs as `atelier doctor --models`, run one after
  * another in the background once the service is ready. It never blocks start-up or a request; each
  * failure is logged as a warning naming the model, and a summary line follows. Stopping the service
- * aborts it.
+ * aborts it. The engines run in the service's engine children (`execute`), never in the service process.
  */
-export function startBackgroundModelSmoke(catalog: Catalog, engines: EngineRegistry, log: Logger, only?: string[]): { stop(): Promise<void> } {
+export function startBackgroundModelSmoke(catalog: Catalog, engines: EngineRegistry, log: Logger, only: string[] | undefined, execute: NonNullable<SmokeOptions['execute']>, tmpRoot?: string): { stop(): Promise<void> } {
   const ctl = new AbortController();
   const started = Date.now();
   const done = (async () => {
@@ -19,6 +19,8 @@ export function startBackgroundModelSmoke(catalog: Catalog, engines: EngineRegis
     const results = await runModelSmoke(catalog, engines, {
       signal: ctl.signal,
       only,
+      execute,
+      tmpRoot,
       onResult: (r) => {
         if (!r.ok) log.warn({ model: r.nodeType, subModelId: r.subModelId, error: r.error }, `model check failed: ${r.nodeType}${r.subModelId ? `/${r.subModelId}` : ''} is listed available but its smoke input failed: ${r.error}`);
       },

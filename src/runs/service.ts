@@ -15,6 +15,7 @@ import { parseWebhookConfig } from '../events/webhookConfig.js';
 import { NODE_RUN_EVENTS } from '../events/types.js';
 import type { JobQueue } from '../queue/queue.js';
 import { finishNodeRun } from './settle.js';
+import { checkInlineAudio } from './inlineAudio.js';
 import * as q from './queries.js';
 import { fairPrioritySql } from '../queue/fairness.js';
 
@@ -58,6 +59,7 @@ export class NodeRunService {
       });
     }
     const input = this.catalog.validateInput(mode, call.input, { path: 'body.input' });
+    checkInlineAudio(mode, input, 'body.input');
     const webhook = parseWebhookConfig(c.webhook, NODE_RUN_EVENTS);
     if (c.idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(c.idempotencyKey)) {
       throw new AppError('VALIDATION_ERROR', 'Idempotency-Key must be 1 to 255 visible ASCII characters', { details: [{ path: 'headers.idempotency-key', message: 'is invalid' }] });

@@ -11,7 +11,7 @@ export interface FinishInput {
   status: FinalStatus;
   output?: unknown;
   error?: string | null;
-  /** A named run failure (OUTPUT_TOO_LARGE, ENGINE_CRASHED, ENGINE_TIMEOUT), shown as `errorCode`. */
+  /** A named run failure (RunErrorCode in src/execution/failure.ts), shown as `errorCode`. */
   errorCode?: string | null;
   /** Only this worker may finish it (null: anyone, e.g. a cancel). */
   leaseOwner: string | null;

@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { ffmpegInfo } from '../../src/engines/local/ffmpeg.js';
 import { f } from '../../src/catalog/fields.js';
 import type { ModelDef } from '../../src/catalog/types.js';
 import type { Engine } from '../../src/engines/types.js';
@@ -14,6 +16,9 @@ import type { Engine } from '../../src/engines/types.js';
  * - test_abort: calls process.abort(); with `once_file`, only when that file does not exist yet (it is
  *   created first), so a retry on a fresh child succeeds.
  * - test_allocate: allocates without bound until the child's memory limit ends it.
+ * - test_hoard: fills `mb` MiB of Buffers (native memory, outside the JS heap limit), then returns.
+ * - test_spawn: starts a program that runs for ten minutes (ffmpeg, real time), writes "CHILD_PID PROGRAM_PID"
+ *   to `started_file`, and waits for it; a test kills the child and watches the program.
  */
 const spin = (ms: number) => {
   const end = Date.now() + ms;
@@ -53,6 +58,29 @@ export const engines: Engine[] = [
       for (;;) hoard.push(new Array(4_000_000).fill(hoard.length));
     },
   },
+  {
+    id: 'test-hoard', requirements: [], availability: async () => ({ available: true }),
+    async execute(req, ctx) {
+      const hoard: Buffer[] = [];
+      for (let i = 0; i < Number((req.input as { mb?: number }).mb ?? 512); i++) {
+        hoard.push(Buffer.alloc(1024 * 1024, i & 0xff));
+        if (i % 32 === 0) await new Promise((r) => setTimeout(r, 10));
+        if (ctx.signal.aborted) throw ctx.signal.reason;
+      }
+      return { output: { kind: 'text', text: `hoarded ${hoard.length} MiB` } };
+    },
+  },
+  {
+    id: 'test-spawn', requirements: [], availability: async () => ({ available: true }),
+    async execute(req, ctx) {
+      const { started_file: started } = req.input as { started_file: string };
+      const program = spawn(ffmpegInfo()!.ffmpeg, ['-nostdin', '-v', 'error', '-re', '-f', 'lavfi', '-i', 'sine=duration=600', '-f', 'null', '-'], { stdio: 'ignore' });
+      fs.writeFileSync(started, `${process.pid} ${program.pid}`);
+      await new Promise((resolve) => program.on('close', resolve));
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      return { output: { kind: 'text', text: 'the program ended' } };
+    },
+  },
 ];
 
 const flat = { kind: 'flat', microcredits: 1000 } as const;
@@ -69,6 +97,8 @@ export const models: ModelDef[] = [
   ]),
   model('test_abort', 'test-abort', [f.text('once_file', 'Crash only while this file does not exist', { maxLength: 500 })]),
   model('test_allocate', 'test-allocate', []),
+  model('test_hoard', 'test-hoard', [f.integer('mb', 'MiB of native memory to fill', { default: 512, min: 1, max: 4096 })]),
+  model('test_spawn', 'test-spawn', [f.text('started_file', 'Path written when the program starts', { required: true, maxLength: 500 })]),
 ];
 
 /** Absolute path of this module, for ATELIER_TEST_ENGINES_MODULE. */

@@ -1,6 +1,6 @@
 import type { CliContext } from '../context.js';
 import { parseFlags, UsageError } from '../args.js';
-import { ROLES, startServer, type Role } from '../../server.js';
+import { ROLES, startServer, type Role, type RunningServer } from '../../server.js';
 import { isConnectionError } from '../../db/pool.js';
 import { createLogger } from '../../logger.js';
 
@@ -22,20 +22,35 @@ export async function serveCommand(ctx: CliContext, argv: string[]): Promise<voi
     if (!isConnectionError(reason)) throw reason;
     log.warn({ err: reason }, 'database connection lost under a background query; continuing');
   });
-  const server = await startServer(config, role);
-  await new Promise<void>((resolve) => {
-    let signals = 0;
-    const shutdown = () => {
-      // A second signal means "now": exit without waiting for the graceful stop.
-      if (++signals > 1) process.exit(1);
-      // A stop that hangs (an engine ignoring its abort) must not keep a deploy waiting for ever.
-      setTimeout(() => {
-        process.stderr.write('atelier: graceful stop took too long; exiting\n');
-        process.exit(1);
-      }, config.shutdownGraceMs + 30_000).unref();
-      server.stop().finally(resolve);
-    };
-    process.on('SIGINT', shutdown);
-    process.on('SIGTERM', shutdown);
-  });
+  // Signals are taken from the first moment, not only once the service is up: a Ctrl-C (or a signal to the
+  // whole process group) during start-up lets the start finish, then stops cleanly (runs handed back, the
+  // embedded PostgreSQL stopped) instead of leaving a half-started service and its database behind.
+  let server: RunningServer | undefined;
+  let stopWanted = false;
+  let signals = 0;
+  let release: () => void = () => {};
+  const finished = new Promise<void>((resolve) => (release = resolve));
+  const stop = (srv: RunningServer) => {
+    // A stop that hangs (an engine ignoring its abort) must not keep a deploy waiting for ever.
+    setTimeout(() => {
+      process.stderr.write('atelier: graceful stop took too long; exiting\n');
+      process.exit(1);
+    }, config.shutdownGraceMs + 30_000).unref();
+    srv.stop().finally(release);
+  };
+  const shutdown = (signal: NodeJS.Signals) => {
+    // A second signal means "now": exit without waiting for the graceful stop.
+    if (++signals > 1) process.exit(1);
+    stopWanted = true;
+    if (server) stop(server);
+    else log.info({ signal }, 'stop requested during start-up: stopping as soon as the start is complete');
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+  // Signals bin/atelier.mjs kept while the sources loaded.
+  const early = (globalThis as { atelierEarlySignals?: { take(): NodeJS.Signals[] } }).atelierEarlySignals?.take() ?? [];
+  for (const signal of early) shutdown(signal);
+  server = await startServer(config, role);
+  if (stopWanted) stop(server);
+  await finished;
 }

@@ -31,7 +31,9 @@ export const concatAudioEngine: Engine = {
     });
     const graph = `${chains.join(';')};${probes.map((_, i) => `[a${i}]`).join('')}concat=n=${probes.length}:v=0:a=1[out]`;
     const inputs = probes.flatMap((p) => ['-i', p.file]);
-    const data = await ffmpegToWav([...inputs, '-filter_complex', graph, '-map', '[out]'], path.join(ctx.tmpDir, 'joined.wav'), ctx);
+    const data = await ffmpegToWav([...inputs, '-filter_complex', graph, '-map', '[out]'], path.join(ctx.tmpDir, 'joined.wav'), ctx, {
+      shape: { seconds: probes.reduce((t, p) => t + p.durationSeconds, 0) + gap * (probes.length - 1), sampleRate: rate, channels: layout === 'stereo' ? 2 : 1 },
+    });
     ctx.progress(1, 'done');
     return { result: [wavOutput(data, 'joined.wav')] };
   },

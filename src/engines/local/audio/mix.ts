@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { EngineError, EngineInputError, type Engine } from '../../types.js';
 import { ffmpegInfo, runBinary } from '../ffmpeg.js';
-import { ffmpegAvailability, ffmpegRequirement, fetchAudioFile, ffmpegToWav, probeAudio, timeLeft, wavOutput, type AudioProbe } from './audioIo.js';
+import { ffmpegAvailability, ffmpegRequirement, fetchAudioFile, ffmpegToWav, outputLimit, probeAudio, timeLeft, wavOutput, type AudioProbe } from './audioIo.js';
+import { checkDecodedSize, pcmBytes } from './limits.js';
 import { num, toCommonFormat } from './filters.js';
 
 const RATE = 44100;
@@ -40,6 +41,9 @@ export const mixAudioEngine: Engine = {
     const n = probes.length;
     const chains = probes.map((p, i) => `[${i}:a:0]${toCommonFormat(p.channels, RATE, 'stereo')},volume=${num(Number(volumes[i] ?? 1))},apad[a${i}]`);
     const graph = `${chains.join(';')};${probes.map((_, i) => `[a${i}]`).join('')}amix=inputs=${n}:duration=longest:dropout_transition=0,volume=${n},atrim=duration=${num(length)}[out]`;
+    // The float sum of pass 1 is twice the 16-bit result: both are checked before either is written.
+    const limit = outputLimit(ctx);
+    checkDecodedSize('the mix', pcmBytes(length, RATE, 2), limit);
     const summed = path.join(ctx.tmpDir, 'sum.wav');
     const info = ffmpegInfo();
     if (!info) throw new EngineError('ffmpeg is not available');
@@ -47,12 +51,14 @@ export const mixAudioEngine: Engine = {
     const pass1 = await runBinary(info.ffmpeg, [
       '-hide_banner', '-nostdin', '-y', ...probes.flatMap((p) => ['-i', p.file]),
       '-filter_complex', `${graph};[out]asplit[keep][measure];[measure]volumedetect,anullsink`,
-      '-map', '[keep]', '-c:a', 'pcm_f32le', summed,
+      '-map', '[keep]', '-c:a', 'pcm_f32le', '-fs', String(2 * limit + 1), summed,
     ], { signal: ctx.signal, timeoutMs: timeLeft(ctx) });
     const peakDb = Number(/max_volume: (-?[\d.]+|-inf) dB/.exec(pass1.stderr)?.[1] ?? 0);
     ctx.progress(0.7, 'mixed');
     const gainDb = !Number.isFinite(peakDb) ? 0 : normalize ? -1 - peakDb : Math.min(0, -0.1 - peakDb);
-    const data = await ffmpegToWav(['-i', summed, '-af', `volume=${num(gainDb)}dB`], path.join(ctx.tmpDir, 'mix.wav'), ctx);
+    const data = await ffmpegToWav(['-i', summed, '-af', `volume=${num(gainDb)}dB`], path.join(ctx.tmpDir, 'mix.wav'), ctx, {
+      shape: { seconds: length, sampleRate: RATE, channels: 2 },
+    });
     ctx.progress(1, 'done');
     return { result: [wavOutput(data, 'mix.wav')] };
   },

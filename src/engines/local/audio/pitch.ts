@@ -21,7 +21,9 @@ export const pitchShiftEngine: Engine = {
     const ratio = 2 ** (semitones / 12);
     const filters = semitones === 0 ? [] : [...rateShift(probe.sampleRate, ratio), ...atempoChain(1 / ratio)];
     const args = ['-i', file, '-map', '0:a:0', ...(filters.length ? ['-af', filters.join(',')] : [])];
-    const data = await ffmpegToWav(args, path.join(ctx.tmpDir, 'pitched.wav'), ctx);
+    const data = await ffmpegToWav(args, path.join(ctx.tmpDir, 'pitched.wav'), ctx, {
+      shape: { seconds: probe.durationSeconds, sampleRate: probe.sampleRate, channels: probe.channels },
+    });
     ctx.progress(1, 'done');
     return { result: [wavOutput(data, 'pitched.wav')] };
   },

@@ -18,7 +18,10 @@ export const changeSpeedEngine: Engine = {
     ctx.progress(0.3, 'changing speed');
     const filters = keepPitch ? atempoChain(speed) : rateShift(probe.sampleRate, speed);
     const args = ['-i', file, '-map', '0:a:0', ...(filters.length ? ['-af', filters.join(',')] : [])];
-    const data = await ffmpegToWav(args, path.join(ctx.tmpDir, 'speed.wav'), ctx);
+    const data = await ffmpegToWav(args, path.join(ctx.tmpDir, 'speed.wav'), ctx, {
+      // Slower is longer: at 0.25 the result is four times the input's length.
+      shape: { seconds: probe.durationSeconds / speed, sampleRate: probe.sampleRate, channels: probe.channels },
+    });
     ctx.progress(1, 'done');
     return { result: [wavOutput(data, 'speed.wav')] };
   },

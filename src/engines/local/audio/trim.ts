@@ -26,7 +26,9 @@ export const trimAudioEngine: Engine = {
     const filters = [`atrim=start=${num(start)}:duration=${num(length)}`, 'asetpts=PTS-STARTPTS'];
     const f = Math.min(fade, length / 2);
     if (f > 0) filters.push(`afade=t=in:st=0:d=${num(f)}`, `afade=t=out:st=${num(length - f)}:d=${num(f)}`);
-    const data = await ffmpegToWav(['-i', file, '-map', '0:a:0', '-af', filters.join(',')], path.join(ctx.tmpDir, 'trimmed.wav'), ctx);
+    const data = await ffmpegToWav(['-i', file, '-map', '0:a:0', '-af', filters.join(',')], path.join(ctx.tmpDir, 'trimmed.wav'), ctx, {
+      shape: { seconds: length, sampleRate: probe.sampleRate, channels: probe.channels },
+    });
     ctx.progress(1, 'done');
     return { result: [wavOutput(data, 'trimmed.wav')] };
   },

@@ -9,6 +9,8 @@ import { fetchImage } from '../image/common/media.js';
 import { HUMAN_PACKAGES, VISION_WORK } from '../image/ml/objects.js';
 import type { FaceLandmarks } from '../image/ml/vision.work.js';
 import { FRAME_SECONDS, frameLevels, mouthOpenings, SAMPLE_RATE } from './loudness.js';
+import { ffmpegStderr, parseProbe } from '../video/probe.js';
+import { checkAudioShape } from '../audio/limits.js';
 import type { RenderRequest } from './render.work.js';
 
 const RENDER_WORK = new URL('./render.work.ts', import.meta.url).href;
@@ -37,6 +39,9 @@ export const mouthAnimationEngine = localEngine({
     const pcmFile = path.join(ctx.tmpDir, 'audio.pcm');
     await fs.writeFile(audioIn, audio.bytes);
     ctx.progress(0.05, 'reading the audio');
+    // Rate and channels from the header before decoding (audio/limits.ts); the length is cut at max_duration.
+    const header = parseProbe(await ffmpegStderr(['-i', audioIn], ctx.signal));
+    if (header.audio) checkAudioShape('audio_url', header.audio);
     await runFfmpeg(['-i', audioIn, '-t', String(maxSeconds), '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 's16le', pcmFile], opts)
       .catch((e: Error) => { throw new EngineInputError(`audio_url could not be decoded: ${e.message}`); });
     const raw = await fs.readFile(pcmFile);

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { EngineInputError, type EngineContext } from '../../types.js';
 import { MAX_IMAGE_SIDE } from './limits.js';
+import { checkAudioShape } from '../audio/limits.js';
 import { probeMedia, type MediaProbe } from './probe.js';
 import { ffmpeg } from './run.js';
 
@@ -39,7 +40,10 @@ export async function loadVideo(ctx: EngineContext, url: string, label: string, 
 
 export async function loadAudio(ctx: EngineContext, url: string, label: string, name = 'audio'): Promise<LoadedMedia> {
   const file = await fetchToFile(ctx, url, 'audio', name);
-  const probe = await probeMedia(file, ctx.signal);
+  // The header's length, rate and channels are checked before a length-finding decode (audio/limits.ts).
+  const header = await probeMedia(file, ctx.signal, { decodeForDuration: false });
+  if (header.audio) checkAudioShape(label, { ...header.audio, durationSeconds: header.durationSeconds });
+  const probe = header.durationSeconds === undefined ? await probeMedia(file, ctx.signal) : header;
   if (!probe.audio) throw new EngineInputError(`${label} could not be read as audio (no decodable audio stream)`);
   if (!probe.durationSeconds || probe.durationSeconds <= 0) throw new EngineInputError(`${label} has no playable length`);
   return { file, probe };

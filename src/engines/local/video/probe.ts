@@ -1,13 +1,14 @@
 import { spawn } from 'node:child_process';
 import { EngineError } from '../../types.js';
 import { requireFfmpeg } from './ffmpegBuild.js';
+import { channelCount } from '../audio/limits.js';
 
 /** What the video engines need to know about a media file. */
 export interface MediaProbe {
   /** Seconds, from the container header (or a full decode when the header does not say). */
   durationSeconds: number | undefined;
   video: { width: number; height: number; fps: number | undefined; codec: string } | undefined;
-  audio: { sampleRate: number | undefined; codec: string } | undefined;
+  audio: { sampleRate: number | undefined; channels: number | undefined; codec: string } | undefined;
 }
 
 /** ffmpeg's stderr whatever its exit code (`ffmpeg -i file` alone always "fails": it has no output). */
@@ -52,8 +53,8 @@ export function parseProbe(stderr: string): MediaProbe {
       const fps = /([\d.]+) fps/.exec(rest) ?? /([\d.]+)k? tbr/.exec(rest);
       if (dims) video = { width: Number(dims[1]), height: Number(dims[2]), fps: fps ? Number(fps[1]) : undefined, codec: s[2]! };
     } else if (s[1] === 'Audio' && !audio) {
-      const rate = /(\d+) Hz/.exec(rest);
-      audio = { sampleRate: rate ? Number(rate[1]) : undefined, codec: s[2]! };
+      const rate = /(\d+) Hz, ([^,]+)/.exec(rest) ?? /(\d+) Hz/.exec(rest);
+      audio = { sampleRate: rate ? Number(rate[1]) : undefined, channels: rate?.[2] ? channelCount(rate[2]) : undefined, codec: s[2]! };
     }
   }
   // Phone videos carry a rotation that ffmpeg applies when decoding: report the size as it will be seen.
