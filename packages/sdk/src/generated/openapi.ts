@@ -1135,7 +1135,7 @@ export interface components {
             } | null;
             files: components["schemas"]["FileView"][];
             error: string | null;
-            /** @description A named run failure: OUTPUT_TOO_LARGE, ENGINE_CRASHED, ENGINE_TIMEOUT; absent otherwise */
+            /** @description A named run failure: OUTPUT_TOO_LARGE, INPUT_TOO_LARGE (an input over a size cap found when the run reads it), ENGINE_CRASHED, ENGINE_OUT_OF_MEMORY, ENGINE_TIMEOUT; absent otherwise */
             errorCode?: string;
             userMessage: string | null;
             /** @description Microcredits charged */
@@ -1219,7 +1219,7 @@ export interface components {
                 [key: string]: unknown;
             })[];
             error: string | null;
-            /** @description A named node failure (absent otherwise): INSUFFICIENT_CREDITS (its price at the input it would have run with exceeds the balance), OUTPUT_TOO_LARGE, ENGINE_CRASHED, ENGINE_TIMEOUT */
+            /** @description A named node failure (absent otherwise): INSUFFICIENT_CREDITS (its price at the input it would have run with exceeds the balance), OUTPUT_TOO_LARGE, INPUT_TOO_LARGE, ENGINE_CRASHED, ENGINE_OUT_OF_MEMORY, ENGINE_TIMEOUT */
             errorCode?: string;
             startedAt: string | null;
             finishedAt: string | null;
