@@ -108,3 +108,32 @@ test('slowloris: half-open requests are closed by the server, and another client
     attack.stop();
   }
 });
+
+test('MCP batches: random JSON-RPC batches of run calls, lists and garbage never give a 5xx, and never create more runs than the key may (issue 26, finding 3)', async () => {
+  // A key of 15 requests a minute; each batch mixes model runs (two tool names), lists and malformed
+  // entries, in sizes from 1 to 60, from a fixed seed so a failure reproduces.
+  const u = await srv.user({ perMinute: 15 });
+  let rnd = SEED;
+  const next = (n: number) => { rnd = (rnd * 1103515245 + 12345) % 2 ** 31; return rnd % n; };
+  const entry = (id: number): unknown => {
+    switch (next(6)) {
+      case 0: return { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'run_model', arguments: { nodeType: 'word_count', input: { text: 'a b c' } } } };
+      case 1: return { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'execute_tool', arguments: { tool_name: 'generate', input: { modelId: 'word_count', text: 'a b' } } } };
+      case 2: return { jsonrpc: '2.0', id, method: 'tools/list' };
+      case 3: return { jsonrpc: '2.0', method: 'notifications/initialized' };
+      case 4: return next(2) ? 42 : { jsonrpc: '2.0', id };
+      default: return { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'execute_tool', arguments: { tool_name: 'batch_execute', input: { items: [{ modelId: 'word_count', text: 'x' }, { modelId: 'word_count', text: 'y' }] } } } };
+    }
+  };
+  const statuses: Record<number, number> = {};
+  for (let b = 0; b < 12; b++) {
+    const size = 1 + next(60);
+    const batch = Array.from({ length: size }, (_, i) => entry(b * 100 + i));
+    const r = await srv.request('POST', '/mcp', { key: u.key, headers: { accept: 'application/json, text/event-stream' }, body: batch });
+    statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+    assert.ok(r.status < 500, `batch ${b} (${size} entries): ${r.status} ${r.text.slice(0, 300)}`);
+  }
+  const { rows } = await srv.services.db.pool.query('SELECT count(*)::int AS n FROM runs WHERE account_id = $1', [u.accountId]);
+  assert.ok(rows[0].n <= 15, `${rows[0].n} runs created with a key of 15 a minute (statuses ${JSON.stringify(statuses)})`);
+  assert.equal((await srv.request('GET', '/healthz')).status, 200);
+});

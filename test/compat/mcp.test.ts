@@ -85,7 +85,9 @@ before(async () => {
   key = u.key;
   accountId = u.accountId;
   client = new Client({ name: 'hosted-style-client', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  // The hosted base path, as hosted clients are configured by default; the raw JSON-RPC test below also
+  // takes the bare /mcp form.
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
 });
 after(async () => {
   await client?.close();
@@ -108,27 +110,29 @@ describe('MCP: the hosted tool set, as a hosted client uses it', () => {
   });
 
   test('raw JSON-RPC with the hosted Accept header: tools/list and tools/call without initialize', async () => {
-    const headers = { accept: 'application/json, text/event-stream' };
-    const list = await srv.request('POST', '/mcp', { key, headers, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
-    assert.equal(list.status, 200, list.text.slice(0, 300));
-    assert.ok(list.body.result.tools.some((t: any) => t.name === 'execute_tool'));
-    const bal = await srv.request('POST', '/mcp', { key, headers, body: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_balance', arguments: {} } } });
-    assert.equal(bal.status, 200, bal.text.slice(0, 300));
-    assert.equal(bal.body.id, 2);
-    assert.equal(typeof bal.body.result.structuredContent.availableBalance, 'number');
-    // The answer is JSON whatever else the client accepts: Accept of JSON only, any type, or none at all.
-    for (const accept of ['application/json', '*/*', undefined]) {
-      const r = await srv.request('POST', '/mcp', { key, headers: accept ? { accept } : {}, body: { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'get_balance', arguments: {} } } });
-      assert.equal(r.status, 200, `${accept}: ${r.text.slice(0, 200)}`);
-      assert.equal(typeof r.body.result.structuredContent.availableBalance, 'number');
+    for (const mcp of ['/mcp', '/api/mcp']) {
+      const headers = { accept: 'application/json, text/event-stream' };
+      const list = await srv.request('POST', mcp, { key, headers, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+      assert.equal(list.status, 200, list.text.slice(0, 300));
+      assert.ok(list.body.result.tools.some((t: any) => t.name === 'execute_tool'));
+      const bal = await srv.request('POST', mcp, { key, headers, body: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_balance', arguments: {} } } });
+      assert.equal(bal.status, 200, bal.text.slice(0, 300));
+      assert.equal(bal.body.id, 2);
+      assert.equal(typeof bal.body.result.structuredContent.availableBalance, 'number');
+      // The answer is JSON whatever else the client accepts: Accept of JSON only, any type, or none at all.
+      for (const accept of ['application/json', '*/*', undefined]) {
+        const r = await srv.request('POST', mcp, { key, headers: accept ? { accept } : {}, body: { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'get_balance', arguments: {} } } });
+        assert.equal(r.status, 200, `${accept}: ${r.text.slice(0, 200)}`);
+        assert.equal(typeof r.body.result.structuredContent.availableBalance, 'number');
+      }
+      const sseOnly = await srv.request('POST', mcp, { key, headers: { accept: 'text/event-stream' }, body: { jsonrpc: '2.0', id: 10, method: 'tools/list' } });
+      assert.equal(sseOnly.status, 406);
+      // A tool error is a result with isError, never an HTTP or JSON-RPC failure.
+      const bad = await srv.request('POST', mcp, { key, headers, body: { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_run_status', arguments: { runId: 'run_nope', runType: 'model' } } } });
+      assert.equal(bad.status, 200);
+      assert.equal(bad.body.result.isError, true);
+      assert.match(bad.body.result.content[0].text, /NOT_FOUND/);
     }
-    const sseOnly = await srv.request('POST', '/mcp', { key, headers: { accept: 'text/event-stream' }, body: { jsonrpc: '2.0', id: 10, method: 'tools/list' } });
-    assert.equal(sseOnly.status, 406);
-    // A tool error is a result with isError, never an HTTP or JSON-RPC failure.
-    const bad = await srv.request('POST', '/mcp', { key, headers, body: { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_run_status', arguments: { runId: 'run_nope', runType: 'model' } } } });
-    assert.equal(bad.status, 200);
-    assert.equal(bad.body.result.isError, true);
-    assert.match(bad.body.result.content[0].text, /NOT_FOUND/);
   });
 
   test('job 1 — balance', async () => {
