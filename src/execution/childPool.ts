@@ -34,6 +34,9 @@ export interface ChildPoolOptions {
   onEvent(msg: string, data: Record<string, unknown>): void;
 }
 
+/** How long a canceled engine has to stop its provider's work before its child is killed. */
+const CANCEL_GRACE_MS = 500;
+
 /**
  * One engine child process: forked detached, so it leads a process group (and session) of its own that the
  * service's group signals never reach. Every way it ends goes through its group: kill() signals the whole
@@ -100,6 +103,19 @@ export class EngineChild {
     }
   }
 
+  /**
+   * Cancels the child's task: the engine is told to abort (so it can stop paid work at its provider, e.g.
+   * delete a dubbing job) and the child, with everything it started, is killed after `graceMs` whatever
+   * the engine did meanwhile. `reason` becomes its task's failure.
+   */
+  cancel(reason: unknown, graceMs = CANCEL_GRACE_MS): void {
+    if (this.killedWith === undefined) this.killedWith = reason ?? null;
+    this.send({ t: 'abort' });
+    const timer = setTimeout(() => this.kill(reason), graceMs);
+    timer.unref();
+    void this.done.then(() => clearTimeout(timer));
+  }
+
   /** Ends the child and everything it started at once; `reason` becomes its task's failure. */
   kill(reason?: unknown): void {
     if (this.killedWith === undefined) this.killedWith = reason ?? null;
@@ -138,8 +154,9 @@ export class ChildPool {
           reject(job.signal.reason);
           return;
         }
-        // Running: the child (and what it started) is killed; its exit settles the job.
-        for (const child of this.live) if (child.job === w) child.kill(job.signal.reason);
+        // Running: the engine is asked to abort, then the child (and what it started) is killed; its exit
+        // settles the job.
+        for (const child of this.live) if (child.job === w) child.cancel(job.signal.reason);
       };
       job.signal.addEventListener('abort', w.onAbort, { once: true });
       this.queue.push(w);

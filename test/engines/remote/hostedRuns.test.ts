@@ -2,7 +2,6 @@ import { test, after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, expectErrorBody, type TestServer } from '../../helpers/server.js';
 import { balance, until, waitForStatus } from '../../helpers/poll.js';
-import { HOSTED_MODELS_MODULE } from '../../helpers/providers/hostedModels.js';
 import { startElevenLabsFake, type ElevenLabsFake } from '../../helpers/providers/elevenlabs.js';
 import { dataUrl } from '../../helpers/engineContext.js';
 import { makeMp4Head, makeWav } from '../../helpers/providers/media.js';
@@ -33,16 +32,16 @@ async function filesOf(srv: TestServer, accountId: string): Promise<number> {
 /** One hosted model per adapter, with the variable an operator must set for it. */
 const UNCONFIGURED: Array<[nodeType: string, input: Record<string, unknown>, variable: RegExp]> = [
   ['elevenlabs_sfx', { text: 'rain on a roof' }, /set ELEVENLABS_API_KEY/],
-  ['ai_transcription', { audioUrl: 'data:audio/wav;base64,AAAA' }, /set DEEPGRAM_API_KEY/],
-  ['grok_imagine_image_text', { prompt: 'a fox' }, /set XAI_API_KEY/],
-  ['gemini_pro_tts', { text: 'hello' }, /set GEMINI_API_KEY/],
+  ['ai_transcription', { audioUrl: ['data:audio/wav;base64,AAAA'] }, /set DEEPGRAM_API_KEY/],
+  ['grok_imagine_image', { prompt: 'a fox' }, /set XAI_API_KEY/],
+  ['gemini_pro_tts', { text: 'hello', voice: 'Kore' }, /set GEMINI_API_KEY/],
   ['video_upscaler', { video_url: 'data:video/mp4;base64,AAAA' }, /set WAVESPEED_API_KEY/],
   ['hedra_lipsync', { image_url: 'data:image/png;base64,AAAA', audio_url: 'data:audio/wav;base64,AAAA' }, /set HEDRA_API_KEY/],
 ];
 
 test('hosted models of unconfigured providers: listed unavailable with the variable to set; a run is 503 and costs nothing', async () => {
   for (const k of PROVIDER_VARS) delete process.env[k];
-  const srv = await startTestServer({ ATELIER_TEST_ENGINES_MODULE: HOSTED_MODELS_MODULE });
+  const srv = await startTestServer();
   try {
     const u = await srv.user();
     const before = await balance(srv, u.key);
@@ -67,7 +66,7 @@ describe('ElevenLabs through a whole Atelier', () => {
     fake = await startElevenLabsFake(KEY);
     process.env.ELEVENLABS_API_KEY = KEY;
     process.env.ELEVENLABS_BASE_URL = `${fake.url}/v1`;
-    srv = await startTestServer({ ATELIER_TEST_ENGINES_MODULE: HOSTED_MODELS_MODULE });
+    srv = await startTestServer();
   });
   after(async () => {
     await srv.close();
@@ -84,7 +83,8 @@ describe('ElevenLabs through a whole Atelier', () => {
     assert.equal(run.files[0].contentType, 'audio/mpeg');
     assert.deepEqual(fake.callsTo('POST', /^\/v1\/sound-generation$/).at(-1)!.json(), { text: 'rain on a roof', duration_seconds: 3, prompt_influence: 0.3, loop: false });
     assert.deepEqual(await ledgerOf(srv, u.key, run.id), ['capture', 'reserve']);
-    assert.equal((await balance(srv, u.key)).availableBalance, before.availableBalance - 60_000);
+    assert.equal((await balance(srv, u.key)).availableBalance, before.availableBalance - r.body.estimatedCredits);
+    assert.equal(run.creditUsed, r.body.estimatedCredits);
   });
 
   test('a provider error fails the run with the reason and refunds it', async () => {
@@ -152,7 +152,7 @@ describe('Deepgram through a whole Atelier', () => {
     fake = await startDeepgramFake(KEY);
     process.env.DEEPGRAM_API_KEY = KEY;
     process.env.DEEPGRAM_BASE_URL = `${fake.url}/v1`;
-    srv = await startTestServer({ ATELIER_TEST_ENGINES_MODULE: HOSTED_MODELS_MODULE });
+    srv = await startTestServer();
   });
   after(async () => {
     await srv.close();
@@ -161,7 +161,7 @@ describe('Deepgram through a whole Atelier', () => {
 
   test('a transcription completes with the transcript under the hosted key and is charged', async () => {
     const u = await srv.user();
-    const r = await srv.request('POST', '/v1/nodes/ai_transcription/run', { key: u.key, body: { input: { audioUrl: dataUrl(makeWav(0.05), 'audio/wav') } } });
+    const r = await srv.request('POST', '/v1/nodes/ai_transcription/run', { key: u.key, body: { input: { audioUrl: [dataUrl(makeWav(0.05), 'audio/wav')] } } });
     assert.equal(r.status, 202, r.text);
     const run = await waitForStatus(srv, u.key, `/v1/nodes/runs/${r.body.runId}`, ['COMPLETED', 'FAILED']);
     assert.equal(run.status, 'COMPLETED', run.error);
@@ -173,7 +173,7 @@ describe('Deepgram through a whole Atelier', () => {
     const u = await srv.user();
     const before = await balance(srv, u.key);
     fake.inject('POST', /^\/v1\/listen$/, { status: 400, json: { err_code: 'Bad Request', err_msg: 'failed to process audio', request_id: 'x' } });
-    const r = await srv.request('POST', '/v1/nodes/ai_transcription/run', { key: u.key, body: { input: { audioUrl: dataUrl(makeWav(0.05), 'audio/wav') } } });
+    const r = await srv.request('POST', '/v1/nodes/ai_transcription/run', { key: u.key, body: { input: { audioUrl: [dataUrl(makeWav(0.05), 'audio/wav')] } } });
     const run = await waitForStatus(srv, u.key, `/v1/nodes/runs/${r.body.runId}`, ['COMPLETED', 'FAILED']);
     assert.equal(run.status, 'FAILED');
     assert.match(run.error, /Deepgram rejected the input \(HTTP 400\): Bad Request: failed to process audio/);
@@ -191,7 +191,7 @@ describe('WaveSpeed through a whole Atelier', () => {
     process.env.WAVESPEED_API_KEY = KEY;
     process.env.WAVESPEED_BASE_URL = `${fake.url}/api/v3`;
     // the fake serves the outputs from a loopback address
-    srv = await startTestServer({ ATELIER_TEST_ENGINES_MODULE: HOSTED_MODELS_MODULE, ATELIER_ALLOW_PRIVATE_URLS: '1' });
+    srv = await startTestServer({ ATELIER_ALLOW_PRIVATE_URLS: '1' });
   });
   after(async () => {
     await srv.close();
