@@ -1,6 +1,6 @@
+import { pngSizedBytes } from './helpers/uploadBytes.js';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -53,7 +53,7 @@ async function tenant(name: string) {
   const csrf = await web.csrf('/runs');
   const upload = async (bytes: number) => {
     const res = await fetch(`${url}/editor/files`, {
-      method: 'POST', body: new Uint8Array(crypto.randomBytes(bytes)),
+      method: 'POST', body: new Uint8Array(pngSizedBytes(bytes)),
       headers: { cookie: [...web.cookies].map(([k, v]) => `${k}=${v}`).join('; '), 'x-csrf-token': csrf, origin: url, accept: 'application/json', 'content-type': 'image/png' },
     });
     return { status: res.status, body: await res.json() as any };

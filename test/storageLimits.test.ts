@@ -1,3 +1,4 @@
+import { pngSizedBytes } from './helpers/uploadBytes.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -36,7 +37,7 @@ async function signedIn(email: string) {
     const text = await res.text();
     return { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : undefined };
   };
-  return { upload: (bytes: number) => send('POST', '/editor/files', crypto.randomBytes(bytes)), del: (id: string) => send('DELETE', `/editor/files/${id}`) };
+  return { upload: (bytes: number) => send('POST', '/editor/files', pngSizedBytes(bytes)), del: (id: string) => send('DELETE', `/editor/files/${id}`) };
 }
 
 describe('quota, rate and deletion', () => {

@@ -17,6 +17,20 @@ export function compact<T extends Record<string, unknown>>(o: T): T {
   return out as T;
 }
 
+/**
+ * A field's hosted extra facts without nulls at any depth: the capture has a few (`default: null` of a
+ * nested item field), and an absent property is absent in every answer (docs/api.md).
+ */
+function withoutNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutNulls);
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) if (x !== null && x !== undefined) out[k] = withoutNulls(x);
+    return out;
+  }
+  return v;
+}
+
 /** The JSON Schema `type` a json field declares (its `schema` override), if one. */
 function declaredJsonType(field: FieldSpec): { type?: unknown; items?: Record<string, unknown> } {
   const s = field.schema ?? {};
@@ -132,7 +146,7 @@ function common(field: FieldSpec) {
  */
 export function schemaField(field: FieldSpec) {
   return compact({
-    ...(field.extra ?? {}),
+    ...(withoutNulls(field.extra ?? {}) as Record<string, unknown>),
     name: field.name,
     ...common(field),
     description: field.description,
@@ -147,7 +161,7 @@ export function schemaField(field: FieldSpec) {
 /** A field as the catalog lists it (`inputFieldOptions[]`): `zodExpectedName` is the wire name, `options` are `{ value, label }`. */
 export function catalogField(field: FieldSpec) {
   return compact({
-    ...(field.extra ?? {}),
+    ...(withoutNulls(field.extra ?? {}) as Record<string, unknown>),
     zodExpectedName: field.name,
     ...common(field),
     helpText: field.description,
