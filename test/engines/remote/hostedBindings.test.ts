@@ -15,11 +15,16 @@ import { makePng } from '../../helpers/providers/media.js';
 const models = hostedModels(hostedCatalogData());
 const modeOf = (subModelId: string) => models.flatMap((m) => m.modes).find((x) => x.subModelId === subModelId)!;
 
-test('every hosted sub-model on fal, OpenAI, Replicate or OpenRouter has a binding to that adapter; the rest name their provider', () => {
-  const withAdapter: Record<string, string> = { fal: 'fal', openai: 'openai', replicate: 'replicate', openrouter: 'openrouter' };
+test('every hosted sub-model with an adapter here has a binding to it; the rest name their provider', () => {
+  const withAdapter: Record<string, string> = {
+    fal: 'fal', openai: 'openai', replicate: 'replicate', openrouter: 'openrouter',
+    elevenlabs: 'elevenlabs', deepgram: 'deepgram', xai: 'xai', wavespeed: 'wavespeed', hedra: 'hedra',
+  };
+  // Google's Gemini Omni Flash video models have no adapter (only its Interactions API serves them).
+  const unbound = new Set(['gemini-omni-flash-text-to-video', 'gemini-omni-flash-image-to-video', 'gemini-omni-flash-reference-to-video', 'gemini-omni-flash-edit-video']);
   for (const m of models) {
     for (const mode of m.modes) {
-      const want = withAdapter[m.providerType!];
+      const want = m.providerType === 'google' ? (unbound.has(mode.subModelId) ? undefined : 'google') : withAdapter[m.providerType!];
       if (want) assert.equal(mode.engine.engine, want, `${mode.subModelId} runs on ${want}`);
       else assert.deepEqual(mode.engine, { engine: 'no-adapter', options: { provider: m.providerType } }, `${mode.subModelId} names its provider`);
       if (want === 'fal' || want === 'replicate' || want === 'openrouter') assert.equal(typeof mode.engine.options?.model, 'string');
@@ -32,8 +37,10 @@ test('a provider with no adapter, or not configured, is an availability answer n
   const registry = new EngineRegistry([...remoteEnginesFromEnv({}), createNoAdapterEngine()]);
   await registry.init();
   const catalog = new Catalog(models, (id, options) => registry.availability(id, options));
+  const omni = catalog.modelAvailability(catalog.model('gemini_omni_flash')!);
+  assert.deepEqual(omni, { available: false, reason: 'no adapter for provider google in this build' });
   const tts = catalog.modelAvailability(catalog.model('elevenlabs_v3_tts')!);
-  assert.deepEqual(tts, { available: false, reason: 'no adapter for provider elevenlabs in this build' });
+  assert.deepEqual(tts, { available: false, reason: 'set ELEVENLABS_API_KEY to run models on ElevenLabs' });
   const llm = catalog.modelAvailability(catalog.model('gpt_5_5')!);
   assert.equal(llm.available, false);
   assert.match(llm.reason!, /OPENROUTER_API_KEY/);
