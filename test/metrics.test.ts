@@ -95,6 +95,15 @@ describe('/metrics enabled (ATELIER_METRICS=1)', () => {
     assert.equal(value(now.samples, 'atelier_webhook_attempts_total', { outcome: 'delivered' }), deliveredBefore + 2);
     assert.equal(value(now.samples, 'atelier_run_duration_seconds_count', done), runsBefore + 1);
     assert.ok(value(now.samples, 'atelier_run_duration_seconds_bucket', { ...done, le: '1800' })! >= runsBefore + 1);
+    // The delivered attempt is counted when the receiver answers, a moment before its row is marked
+    // delivered, and the run's job is completed just after the run: the gauges read from the database
+    // settle to zero shortly after.
+    const settled = (n: typeof now) => ['node', 'workflow', 'workflow_node'].every((kind) => value(n.samples, 'atelier_queue_depth', { kind }) === 0 && value(n.samples, 'atelier_runs_running', { kind }) === 0)
+      && value(n.samples, 'atelier_webhook_deliveries_pending') === 0;
+    while (!settled(now) && Date.now() < deadline) {
+      await new Promise((res) => setTimeout(res, 100));
+      now = await scrape(`${srv.url}/metrics`);
+    }
     for (const kind of ['node', 'workflow', 'workflow_node']) {
       assert.equal(value(now.samples, 'atelier_queue_depth', { kind }), 0, `queue depth of ${kind}`);
       assert.equal(value(now.samples, 'atelier_runs_running', { kind }), 0);
