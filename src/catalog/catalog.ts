@@ -50,7 +50,7 @@ function details(prefix: string, errors: ErrorObject[] | null | undefined): Erro
 
 /**
  * The model catalog as loaded in this process: every model, indexed by nodeType and by subModelId, with
- * each mode's input validators compiled once. Availability comes from the engines this process has.
+ * each mode's input validators compiled once, when first used. Availability comes from the engines this process has.
  */
 export class Catalog {
   readonly models: readonly ModelDef[];
@@ -75,12 +75,25 @@ export class Catalog {
           throw new Error(`catalog: duplicate subModelId ${mode.subModelId}`);
         }
         this.bySubModel.set(mode.subModelId, { model, mode, subModelId: isMultiMode(model) ? mode.subModelId : null });
-        this.compiled.set(mode, {
-          full: this.ajv.compile(inputSchema(mode)),
-          partial: this.ajv.compile(inputSchema(mode, { requireRequired: false })),
-        });
       }
     }
+  }
+
+  /**
+   * A mode's validators, compiled on first use: with the hosted catalog there are some 200 modes, and
+   * compiling all of them took seconds at every process start (CLI commands included) for modes most
+   * processes never validate.
+   */
+  private validators(mode: ModeDef): CompiledMode {
+    let c = this.compiled.get(mode);
+    if (!c) {
+      c = {
+        full: this.ajv.compile(inputSchema(mode)),
+        partial: this.ajv.compile(inputSchema(mode, { requireRequired: false })),
+      };
+      this.compiled.set(mode, c);
+    }
+    return c;
   }
 
   model(nodeType: string): ModelDef | undefined {
@@ -156,7 +169,7 @@ export class Catalog {
       throw new AppError('VALIDATION_ERROR', `${opts.path} must be an object`, { details: [{ path: opts.path, message: 'must be an object' }] });
     }
     const copy = structuredClone(input) as Record<string, unknown>;
-    const c = this.compiled.get(mode)!;
+    const c = this.validators(mode);
     const validate = opts.partial ? c.partial : c.full;
     if (!validate(copy)) {
       const d = details(opts.path, validate.errors);
@@ -179,7 +192,7 @@ export class Catalog {
       input = {};
     }
     const kept = { ...(input as Record<string, unknown>) };
-    const validate = this.compiled.get(mode)!.partial;
+    const validate = this.validators(mode).partial;
     // Each pass drops the field the first error names; a mode has few fields, so this ends quickly.
     for (let pass = 0; pass <= Object.keys(kept).length + 1; pass++) {
       const copy = structuredClone(kept);
