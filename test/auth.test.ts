@@ -88,10 +88,22 @@ describe('rate limits', () => {
   test('200 parallel requests on a 50/minute key admit exactly 50', async () => {
     const u = await srv.user({ perMinute: 50 });
     const results = await Promise.all(Array.from({ length: 200 }, () => srv.request('GET', '/v1/credits/balance', { key: u.key })));
-    const ok = results.filter((r) => r.status === 200).length;
+    // Windows are calendar minutes: on a loaded machine the 200 requests can straddle a minute's end, and
+    // then each minute admits its own 50. Exactness is per window (the reset each answer names).
+    const windows = new Map<string, { ok: number; limited: number }>();
+    for (const r of results) {
+      const w = windows.get(r.headers.get('x-ratelimit-reset')!) ?? { ok: 0, limited: 0 };
+      if (r.status === 200) w.ok++;
+      else if (r.status === 429) w.limited++;
+      windows.set(r.headers.get('x-ratelimit-reset')!, w);
+    }
     const limited = results.filter((r) => r.status === 429);
-    assert.equal(ok, 50);
-    assert.equal(limited.length, 150);
+    assert.equal(limited.length + results.filter((r) => r.status === 200).length, 200);
+    for (const [reset, w] of windows) {
+      assert.ok(w.ok <= 50, `window ending ${reset}: ${w.ok} admitted`);
+      if (w.limited > 0) assert.equal(w.ok, 50, `window ending ${reset}: refused some after admitting only ${w.ok}`);
+    }
+    if (windows.size === 1) assert.equal(limited.length, 150);
     for (const r of limited) {
       expectErrorBody(r, 429, 'RATE_LIMITED');
       const retry = Number(r.headers.get('retry-after'));
