@@ -22,6 +22,8 @@ export function startBackgroundModelSmoke(catalog: Catalog, engines: EngineRegis
       execute,
       tmpRoot,
       onResult: (r) => {
+        // A check cut short by the stop says nothing about the model: not a failure to report.
+        if (!r.ok && ctl.signal.aborted) return;
         if (!r.ok) log.warn({ model: r.nodeType, subModelId: r.subModelId, error: r.error }, `model check failed: ${r.nodeType}${r.subModelId ? `/${r.subModelId}` : ''} is listed available but its smoke input failed: ${r.error}`);
       },
     });
