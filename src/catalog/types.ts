@@ -40,8 +40,22 @@ export interface HostedFieldFacts {
   wireType?: WireDataType;
 }
 
+/** A field's form hints under the hosted names (the hosted catalog's data file keeps the same ones). */
+export interface HostedFormHints {
+  /** Slider step of a number. */
+  step?: number;
+  /** Item limits and media hints. */
+  maxImages?: number;
+  maxAudios?: number;
+  maxFiles?: number;
+  multiple?: boolean;
+  accept?: string;
+  /** Shown under "advanced" in forms. */
+  isAdvanced?: boolean;
+}
+
 /** One input field, in display order; the mode's JSON Schema is derived from its fields. */
-export interface FieldSpec extends HostedFieldFacts {
+export interface FieldSpec extends HostedFieldFacts, HostedFormHints {
   name: string;
   type: FieldWidget;
   dataType: PortType;
@@ -60,16 +74,6 @@ export interface FieldSpec extends HostedFieldFacts {
   maxItems?: number;
   /** Integer-only numbers, regex patterns: anything extra goes straight into the JSON Schema. */
   schema?: Record<string, unknown>;
-  /** Slider step of a number. */
-  step?: number;
-  /** Item limits and media hints under the hosted names. */
-  maxImages?: number;
-  maxAudios?: number;
-  maxFiles?: number;
-  multiple?: boolean;
-  accept?: string;
-  /** Shown under "advanced" in forms. */
-  isAdvanced?: boolean;
   /**
    * Other hosted field facts shown as they are in schema and catalog answers (`customFields`,
    * `customValue`, `itemFields`, `maxSizeInMB`, `maxDuration`, …); never used for validation.

@@ -1,7 +1,7 @@
-import type { FieldSpec, FieldWidget, OutputSpec, PortType, WireDataType } from '../types.js';
+import type { FieldSpec, FieldWidget, HostedFormHints, OutputSpec, PortType, WireDataType } from '../types.js';
 
 /** One input or output field of the hosted catalog, as src/catalog/hosted/catalog.json keeps it. */
-export interface HostedField {
+export interface HostedField extends HostedFormHints {
   zodExpectedName: string;
   type: string;
   dataType: string;
@@ -10,16 +10,9 @@ export interface HostedField {
   default?: unknown;
   min?: number;
   max?: number;
-  step?: number;
   options?: Array<string | number>;
   maxItems?: number;
   minItems?: number;
-  maxImages?: number;
-  maxAudios?: number;
-  maxFiles?: number;
-  multiple?: boolean;
-  accept?: string;
-  isAdvanced?: boolean;
   showWhen?: { field: string; op: string; value: unknown };
   /** The constraints of the property in the hosted input schema. */
   wire?: WireFacts;

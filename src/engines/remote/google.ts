@@ -1,3 +1,4 @@
+import { wavHeader16 } from '../local/audio/wav.js';
 import type { Engine, EngineOutputs } from '../types.js';
 import { EngineError, EngineInputError } from '../types.js';
 import { ProviderClient, ProviderInputError } from './http.js';
@@ -39,21 +40,7 @@ interface GenerateResponse {
 
 /** A WAV header in front of little-endian 16-bit PCM. Pure. */
 export function pcmToWav(pcm: Buffer, rate: number, channels = 1): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0, 'latin1');
-  h.writeUInt32LE(36 + pcm.length, 4);
-  h.write('WAVE', 8, 'latin1');
-  h.write('fmt ', 12, 'latin1');
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(channels, 22);
-  h.writeUInt32LE(rate, 24);
-  h.writeUInt32LE(rate * channels * 2, 28);
-  h.writeUInt16LE(channels * 2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36, 'latin1');
-  h.writeUInt32LE(pcm.length, 40);
-  return Buffer.concat([h, pcm]);
+  return Buffer.concat([wavHeader16(pcm.length, rate, channels), pcm]);
 }
 
 /** The TTS request from the hosted gemini-pro-tts fields (text, voice, isMultiSpeaker, speakers, styleGuide). Pure. */

@@ -65,25 +65,32 @@ export function decodeWav(buf: Buffer): { sampleRate: number; channels: Float32A
   return { sampleRate: info.sampleRate, channels: out };
 }
 
+/** The 44-byte header of a PCM WAV of 16-bit little-endian samples: `dataBytes` of samples follow it. */
+export function wavHeader16(dataBytes: number, sampleRate: number, channels: number): Buffer {
+  const h = Buffer.alloc(44);
+  h.write('RIFF', 0, 'ascii');
+  h.writeUInt32LE(36 + dataBytes, 4);
+  h.write('WAVE', 8, 'ascii');
+  h.write('fmt ', 12, 'ascii');
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20);
+  h.writeUInt16LE(channels, 22);
+  h.writeUInt32LE(sampleRate, 24);
+  h.writeUInt32LE(sampleRate * channels * 2, 28);
+  h.writeUInt16LE(channels * 2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write('data', 36, 'ascii');
+  h.writeUInt32LE(dataBytes, 40);
+  return h;
+}
+
 /** Encodes channels of float samples (-1..1; louder values are clipped) as 16-bit PCM WAV. */
 export function encodeWav16(channels: Float32Array[], sampleRate: number): Buffer {
   const nc = channels.length;
   const frames = channels[0]?.length ?? 0;
   const dataBytes = frames * nc * 2;
   const buf = Buffer.alloc(44 + dataBytes);
-  buf.write('RIFF', 0, 'ascii');
-  buf.writeUInt32LE(36 + dataBytes, 4);
-  buf.write('WAVE', 8, 'ascii');
-  buf.write('fmt ', 12, 'ascii');
-  buf.writeUInt32LE(16, 16);
-  buf.writeUInt16LE(1, 20);
-  buf.writeUInt16LE(nc, 22);
-  buf.writeUInt32LE(sampleRate, 24);
-  buf.writeUInt32LE(sampleRate * nc * 2, 28);
-  buf.writeUInt16LE(nc * 2, 32);
-  buf.writeUInt16LE(16, 34);
-  buf.write('data', 36, 'ascii');
-  buf.writeUInt32LE(dataBytes, 40);
+  wavHeader16(dataBytes, sampleRate, nc).copy(buf, 0);
   let at = 44;
   for (let i = 0; i < frames; i++) {
     for (let c = 0; c < nc; c++) {
