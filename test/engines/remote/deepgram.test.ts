@@ -30,7 +30,7 @@ function run(subModelId: string, input: Record<string, unknown>, o: Partial<Deep
   assert.equal(binding.engine, 'deepgram');
   const t = testContext();
   after(t.cleanup);
-  t.ctx.fetchMedia = createMediaFetcher({ allowPrivate: true, maxBytes: 1e6, timeoutMs: 1000 });
+  t.ctx.fetchMedia = createMediaFetcher({ allowPrivate: true, maxBytes: 1e6, timeoutMs: 30_000 });
   return createDeepgramEngine(settings(o)).execute({ nodeType: subModelId.replace(/-/g, '_'), subModelId, input, options: binding.options ?? {} }, t.ctx);
 }
 const text = async (p: ReturnType<typeof run>) => {

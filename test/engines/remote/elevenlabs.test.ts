@@ -27,7 +27,7 @@ function run(subModelId: string, input: Record<string, unknown>, o: Partial<Elev
   assert.equal(binding.engine, 'elevenlabs');
   const t = testContext(ctxOpts);
   after(t.cleanup);
-  t.ctx.fetchMedia = createMediaFetcher({ allowPrivate: true, maxBytes: 1e6, timeoutMs: 1000 });
+  t.ctx.fetchMedia = createMediaFetcher({ allowPrivate: true, maxBytes: 1e6, timeoutMs: 30_000 });
   return { t, p: createElevenLabsEngine(settings(o)).execute({ nodeType: subModelId.replace(/-/g, '_'), subModelId, input, options: binding.options ?? {} }, t.ctx) };
 }
 const only = (out: Awaited<ReturnType<typeof run>['p']>) => {

@@ -26,7 +26,7 @@ function run(subModelId: string, input: Record<string, unknown>, o: Partial<Goog
   assert.equal(binding.engine, 'google');
   const t = testContext();
   after(t.cleanup);
-  t.ctx.fetchMedia = createMediaFetcher({ allowPrivate: true, maxBytes: 1e6, timeoutMs: 1000 });
+  t.ctx.fetchMedia = createMediaFetcher({ allowPrivate: true, maxBytes: 1e6, timeoutMs: 30_000 });
   return createGoogleEngine(settings(o)).execute({ nodeType: 'x', subModelId, input, options: binding.options ?? {} }, t.ctx);
 }
 const only = async (p: ReturnType<typeof run>) => {

@@ -23,7 +23,7 @@ const INPUT = { image_url: dataUrl(makePng(8, 8), 'image/png'), audio_url: dataU
 function run(input: Record<string, unknown>, o: Partial<HedraSettings> = {}, ctxOpts: Parameters<typeof testContext>[0] = {}) {
   const t = testContext(ctxOpts);
   after(t.cleanup);
-  t.ctx.fetchMedia = createMediaFetcher({ allowPrivate: true, maxBytes: 1e6, timeoutMs: 1000 });
+  t.ctx.fetchMedia = createMediaFetcher({ allowPrivate: true, maxBytes: 1e6, timeoutMs: 30_000 });
   return { t, p: createHedraEngine(settings(o)).execute({ nodeType: 'hedra_lipsync', subModelId: 'hedra-lipsync', input, options: bindings['hedra-lipsync']!.options ?? {} }, t.ctx) };
 }
 

@@ -21,7 +21,7 @@ const settings = (o: Partial<MistralSettings> = {}): MistralSettings => ({ apiKe
 function run(input: Record<string, unknown>, o: Partial<MistralSettings> = {}) {
   const t = testContext();
   after(t.cleanup);
-  t.ctx.fetchMedia = createMediaFetcher({ allowPrivate: true, maxBytes: 1e6, timeoutMs: 1000 });
+  t.ctx.fetchMedia = createMediaFetcher({ allowPrivate: true, maxBytes: 1e6, timeoutMs: 30_000 });
   return createMistralEngine(settings(o)).execute({ nodeType: 'document_ocr', subModelId: 'document_ocr', input, options: bindings.document_ocr!.options ?? {} }, t.ctx);
 }
 

@@ -27,7 +27,7 @@ function run(subModelId: string, input: Record<string, unknown>, o: Partial<Wave
   assert.equal(binding.engine, 'wavespeed');
   const t = testContext(ctxOpts);
   after(t.cleanup);
-  t.ctx.fetchMedia = createMediaFetcher({ allowPrivate: true, maxBytes: 1e6, timeoutMs: 1000 });
+  t.ctx.fetchMedia = createMediaFetcher({ allowPrivate: true, maxBytes: 1e6, timeoutMs: 30_000 });
   return { t, p: createWaveSpeedEngine(settings(o)).execute({ nodeType: 'x', subModelId, input, options: binding.options ?? {} }, t.ctx) };
 }
 const video = async (p: Promise<unknown>) => {

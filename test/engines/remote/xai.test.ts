@@ -26,7 +26,7 @@ function run(subModelId: string, input: Record<string, unknown>, o: Partial<XAIS
   assert.equal(binding.engine, 'xai');
   const t = testContext();
   after(t.cleanup);
-  t.ctx.fetchMedia = createMediaFetcher({ allowPrivate: true, maxBytes: 1e6, timeoutMs: 1000 });
+  t.ctx.fetchMedia = createMediaFetcher({ allowPrivate: true, maxBytes: 1e6, timeoutMs: 30_000 });
   return createXAIEngine(settings(o)).execute({ nodeType: 'grok_imagine_image', subModelId, input, options: binding.options ?? {} }, t.ctx);
 }
 const filesOf = async (p: ReturnType<typeof run>) => (await p).result as FileOutput[];
