@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { AppError } from '../src/errors.js';
-import { grant } from '../src/billing/ledger.js';
+import { grant } from '../src/ledger/ledger.js';
 
 /**
  * Every microcredit figure in JSON is exact (issue 15: ten grants of 10^15 on a balance of 1 made the API

@@ -1,5 +1,4 @@
 export const INSERT_ACCOUNT = `INSERT INTO accounts (id, kind, name) VALUES ($1, $2, $3)`;
-export const INSERT_BALANCE = `INSERT INTO account_balances (account_id) VALUES ($1)`;
 export const INSERT_USER = `INSERT INTO users (id, email, password_hash, account_id) VALUES ($1, $2, $3, $4)`;
 export const USER_BY_EMAIL = `SELECT u.id, u.email, u.password_hash, u.account_id, u.active_org_id, u.created_at,
     o.account_id AS org_account_id, o.name AS org_name

@@ -4,6 +4,7 @@ import { isUniqueViolation } from '../db/pool.js';
 import { AppError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { hashPassword, verifyPassword } from './password.js';
+import { openBalance } from '../ledger/ledger.js';
 import * as q from './queries.js';
 
 export interface User {
@@ -40,7 +41,7 @@ function toUser(row: any): User {
 async function createAccount(c: PoolClient, kind: 'user' | 'org', name: string): Promise<string> {
   const id = newId(kind === 'user' ? 'acc' : 'acco');
   await c.query(q.INSERT_ACCOUNT, [id, kind, name]);
-  await c.query(q.INSERT_BALANCE, [id]);
+  await openBalance(c, id);
   return id;
 }
 

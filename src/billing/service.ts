@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { Db } from '../db/pool.js';
 import { AppError } from '../errors.js';
-import { balanceOf, grant, type Balance } from './ledger.js';
+import { balanceOf, grant, type Balance } from '../ledger/ledger.js';
 import * as q from './queries.js';
 
 /** Credit operations that stand alone (top-ups, balance reads); run-related moves go through the run services. */

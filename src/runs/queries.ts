@@ -1,50 +1,60 @@
+import { entrySql, holdSql } from '../ledger/queries.js';
+
 /**
  * A standalone run created by one statement, committed on its own (all or nothing), in this order:
- * 1. the Idempotency-Key claim ($12 key or NULL, $13 request hash): a key already taken raises a
- *    unique violation (idempotency_keys_pkey) and the caller looks at the earlier request;
- * 2. the reservation ($8 microcredits): the balance row is locked only after the claim, as in a
- *    transaction, and a balance that cannot cover it violates account_balances' CHECK, which the caller
- *    turns into INSUFFICIENT_CREDITS (nothing is written);
+ * 1. the hold ($8 microcredits, ledger/queries.ts holdSql): no row when the balance cannot cover it, and
+ *    then nothing below is written (the statement answers no row);
+ * 2. the Idempotency-Key claim ($12 key or NULL, $13 request hash), only once funded: a key already
+ *    taken raises a unique violation (idempotency_keys_pkey) and the caller looks at the earlier request
+ *    (runs/idempotency.ts). The balance row is locked before the key, as in workflow creation, so the two
+ *    cannot deadlock;
  * 3. the run row, stamped as enqueued; 4. its ledger row; 5. its queue job (`jobSql`, from JobQueue,
  *    one job per row of the CTE named run).
- * No row back means no balance row for the account. It answers a few columns, not the whole row
- * (RUN_BY_ID has that), so that it can be a prepared statement (Db.queryPrepared).
+ * No row back means no balance row for the account or not enough credits (the caller reads the balance to
+ * tell). It answers a few columns, not the whole row (RUN_BY_ID has that), so that it can be a prepared
+ * statement (Db.queryPrepared).
  * $1 id, $2 account, $3 kind, $4 node type, $5 sub-model, $6 workflow, $7 input, $8 cost, $9 webhook,
  * $10 cancel-after seconds, $11 timeout seconds, $12 idempotency key, $13 request hash, $14 scope.
  */
 export function createRunStatement(jobSql: string): string {
   return `
-WITH claim AS (
-  INSERT INTO idempotency_keys (account_id, key, scope, request_hash, run_id)
-  SELECT $2::text, $12::text, $14::text, $13::text, $1::text WHERE $12::text IS NOT NULL
+WITH hold AS (
+  ${holdSql('$2::text', '$8::bigint', undefined, '$8::bigint > 0')}
+), funded AS (
+  SELECT 1 FROM hold UNION ALL SELECT 1 WHERE $8::bigint = 0
+), claim AS (
+  ${claimKeySql('$2::text', '$12::text', '$14::text', '$13::text', '$1::text', 'funded')}
   RETURNING 1
 ), gate AS (
-  SELECT 1 FROM claim UNION ALL SELECT 1 WHERE $12::text IS NULL
-), hold AS (
-  UPDATE account_balances b SET reserved = b.reserved + $8::bigint
-    FROM gate WHERE b.account_id = $2::text AND $8::bigint > 0
-  RETURNING b.account_id
-), funded AS (
-  SELECT 1 FROM hold UNION ALL SELECT 1 FROM gate WHERE $8::bigint = 0
+  SELECT 1 FROM claim UNION ALL SELECT 1 FROM funded WHERE $12::text IS NULL
 ), run AS (
   INSERT INTO runs (id, account_id, kind, node_type, sub_model_id, workflow_id, status, input, estimated_microcredits, reserved_microcredits, webhook, cancel_after, timeout_seconds, enqueued_at)
   SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, 'QUEUED', $7::jsonb, $8::bigint, $8::bigint, $9::jsonb,
          CASE WHEN $10::int IS NULL THEN NULL ELSE now() + make_interval(secs => $10::int) END, $11::int, now()
-    FROM funded
+    FROM gate
   RETURNING *
 ), entry AS (
-  INSERT INTO ledger_entries (account_id, kind, posted_delta, reserved_delta, run_id, note)
-  SELECT run.account_id, 'reserve', 0, run.estimated_microcredits, run.id, NULL FROM run WHERE run.estimated_microcredits > 0
+  ${entrySql({ account: 'run.account_id', kind: `'reserve'`, posted: '0', reserved: 'run.estimated_microcredits', run: 'run.id', note: 'NULL' }, 'run', 'run.estimated_microcredits > 0')}
 ), job AS (
   ${jobSql}
 )
 SELECT id, account_id, kind, node_type, sub_model_id, status, estimated_microcredits, reserved_microcredits, created_at, enqueued_at FROM run`;
 }
 
+/**
+ * The one Idempotency-Key claim (model and workflow runs alike): a plain insert, so a key already taken
+ * raises idempotency_keys_pkey and the caller's one path (runs/idempotency.ts) looks at the earlier
+ * request. One claim per row of `from` (a gate of the statement), or one when `from` is not given.
+ */
+export function claimKeySql(account: string, key: string, scope: string, hash: string, runId: string, from?: string): string {
+  return `INSERT INTO idempotency_keys (account_id, key, scope, request_hash, run_id)
+  SELECT ${account}, ${key}, ${scope}, ${hash}, ${runId}${from ? ` FROM ${from}` : ''} WHERE ${key} IS NOT NULL`;
+}
+
+export const CLAIM_KEY = claimKeySql('$1::text', '$2::text', '$3::text', '$4::text', '$5::text');
+
 export const RUN_BY_ID = `SELECT * FROM runs WHERE id = $1`;
 
-export const CLAIM_IDEMPOTENCY = `INSERT INTO idempotency_keys (account_id, key, scope, request_hash, run_id) VALUES ($1, $2, $3, $4, $5)
-  ON CONFLICT (account_id, key) DO NOTHING RETURNING run_id`;
 export const EXISTING_IDEMPOTENCY = `SELECT scope, request_hash, run_id, created_at > now() - interval '24 hours' AS fresh FROM idempotency_keys WHERE account_id = $1 AND key = $2`;
 export const DROP_STALE_IDEMPOTENCY = `DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND created_at <= now() - interval '24 hours'`;
 

@@ -7,8 +7,9 @@ import { CHANNELS, notify, type Notifier } from '../db/notifier.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { decodeCursor, pageOf } from '../pagination.js';
-import { balanceOf, insufficientCredits } from '../billing/ledger.js';
-import { isCheckViolation, isUniqueViolation } from '../db/pool.js';
+import { balanceOf, insufficientCredits } from '../ledger/ledger.js';
+import type { Queryable } from '../db/pool.js';
+import { checkKeyFormat, createOnce, Refused, type KeyClaim } from './idempotency.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { priceMicrocredits } from '../pricing/price.js';
 import { parseWebhookConfig } from '../events/webhookConfig.js';
@@ -34,7 +35,6 @@ export interface CreatedRun {
   replayed: boolean;
 }
 
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 
 /** Standalone model runs: creation (price → reserve → insert → enqueue in one transaction), reads, cancel. */
@@ -61,9 +61,7 @@ export class NodeRunService {
     const input = this.catalog.validateInput(mode, call.input, { path: 'body.input' });
     checkInlineAudio(mode, input, 'body.input');
     const webhook = parseWebhookConfig(c.webhook, NODE_RUN_EVENTS);
-    if (c.idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(c.idempotencyKey)) {
-      throw new AppError('VALIDATION_ERROR', 'Idempotency-Key must be 1 to 255 visible ASCII characters', { details: [{ path: 'headers.idempotency-key', message: 'is invalid' }] });
-    }
+    checkKeyFormat(c.idempotencyKey);
     const availability = this.catalog.availability(model, mode);
     if (!availability.available) {
       throw new AppError('MODEL_UNAVAILABLE', `${model.nodeType} cannot run on this server: ${availability.reason ?? 'unavailable'}. Nothing was charged.`);
@@ -74,7 +72,7 @@ export class NodeRunService {
     const timeout = mode.timeoutSeconds ?? 600;
 
     // One round trip when nothing stands in the way (runs/queries.ts createRunStatement); a second only for
-    // a refusal or an Idempotency-Key seen before.
+    // a refusal or an Idempotency-Key seen before (runs/idempotency.ts).
     const runId = newId('run');
     // Fair shares (queue/fairness.ts): the job goes behind its own account's live runs, not everyone's.
     const job = this.queue.runJobInsert('run', { runId, kind: 'node' }, timeout + 60, 15, { prioritySql: fairPrioritySql('$2') });
@@ -83,52 +81,27 @@ export class NodeRunService {
       runId, c.accountId, 'node', model.nodeType, resolved.subModelId, null, input, cost, webhook ?? null,
       c.cancelAfterSeconds ?? null, timeout, c.idempotencyKey ?? null, requestHash, 'node-run', ...job.values,
     ];
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        const run = (await this.db.queryPrepared('atelier_create_node_run', sql, values)).rows[0];
-        if (!run) throw new AppError('NOT_FOUND', 'account not found');
-        this.db.notifyAfterCommit(CHANNELS.jobs);
-        return { run, replayed: false };
-      } catch (err) {
-        if (isCheckViolation(err, 'account_balances_check')) {
-          const b = await balanceOf(this.db, c.accountId);
-          throw insufficientCredits(cost, b.available);
-        }
-        if (!isUniqueViolation(err, 'idempotency_keys_pkey')) throw err;
-      }
-      // The key was used before (or is being used right now by a request that has just committed).
-      const prior = (await this.db.query(q.EXISTING_IDEMPOTENCY, [c.accountId, c.idempotencyKey])).rows[0];
-      if (!prior) continue;
-      if (!prior.fresh) {
-        await this.db.query(q.DROP_STALE_IDEMPOTENCY, [c.accountId, c.idempotencyKey]);
-        continue;
-      }
-      if (prior.scope !== 'node-run' || prior.request_hash !== requestHash) {
-        throw new AppError('CONFLICT', 'This Idempotency-Key was already used with a different request; use a new key');
-      }
-      return { run: (await this.db.query(q.RUN_BY_ID, [prior.run_id])).rows[0], replayed: true };
-    }
-    throw new AppError('CONFLICT', 'Idempotency-Key is in use by a concurrent request; retry');
+    const claim = c.idempotencyKey === undefined ? null : { accountId: c.accountId, key: c.idempotencyKey, scope: 'node-run' as const, requestHash };
+    const once = await createOnce(this.db, claim, async () => {
+      const run = (await this.db.queryPrepared('atelier_create_node_run', sql, values)).rows[0];
+      if (run) return run;
+      // No row: the hold was refused (ledger/queries.ts holdSql), or there is no such account (balanceOf says which).
+      const b = await balanceOf(this.db, c.accountId);
+      throw new Refused(insufficientCredits(cost, b.available));
+    });
+    if ('replayOf' in once) return { run: (await this.db.query(q.RUN_BY_ID, [once.replayOf])).rows[0], replayed: true };
+    this.db.notifyAfterCommit(CHANNELS.jobs);
+    return { run: once.created, replayed: false };
   }
 
-  /** Records the key for this run, or returns the run an earlier identical request created (409 if the body differs). */
-  async claimIdempotencyKey(tx: Parameters<Parameters<Db['tx']>[0]>[0], accountId: string, key: string, scope: string, hash: string, runId: string): Promise<string | undefined> {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      // A concurrent request with the same key blocks here until the first commits, then sees its row.
-      const claimed = await tx.query(q.CLAIM_IDEMPOTENCY, [accountId, key, scope, hash, runId]);
-      if (claimed.rowCount) return undefined;
-      const prior = (await tx.query(q.EXISTING_IDEMPOTENCY, [accountId, key])).rows[0];
-      if (!prior) continue;
-      if (!prior.fresh) {
-        await tx.query(q.DROP_STALE_IDEMPOTENCY, [accountId, key]);
-        continue;
-      }
-      if (prior.scope !== scope || prior.request_hash !== hash) {
-        throw new AppError('CONFLICT', 'This Idempotency-Key was already used with a different request; use a new key');
-      }
-      return prior.run_id as string;
-    }
-    throw new AppError('CONFLICT', 'Idempotency-Key is in use by a concurrent request; retry');
+  /** The one Idempotency-Key path (runs/idempotency.ts), for workflow runs' creation. */
+  createOnce<T>(claim: KeyClaim | null, create: () => Promise<T>): Promise<{ created: T } | { replayOf: string }> {
+    return createOnce(this.db, claim, create);
+  }
+
+  /** Claims a workflow run's key in its creating transaction (a taken key rolls it back: createOnce decides). */
+  async claimKey(tx: Queryable, claim: KeyClaim, runId: string): Promise<void> {
+    await tx.query(q.CLAIM_KEY, [claim.accountId, claim.key, claim.scope, claim.requestHash, runId]);
   }
 
   /** A run of this account, or 404 (also for another account's run). */

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
-import { capture, release } from '../billing/ledger.js';
+import { capture, release } from '../ledger/ledger.js';
 import { recordEvent } from '../events/outbox.js';
 import * as q from './queries.js';
 

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { PoolClient } from 'pg';
 import { isConnectionError, queryPrepared, type Db, type Queryable } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
-import { release } from '../billing/ledger.js';
+import { release } from '../ledger/ledger.js';
 import { announceEvent, eventRow, recordEvent } from '../events/outbox.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { FileService } from '../files/service.js';

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.js';
-import { release, reserveMore } from '../billing/ledger.js';
+import { release, reserveMore } from '../ledger/ledger.js';
 import type { ModeDef } from '../catalog/types.js';
 import { priceMicrocredits, PricingError } from '../pricing/price.js';
 import { AppError } from '../errors.js';

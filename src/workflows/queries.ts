@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { entrySql, settleHoldSql } from '../ledger/queries.js';
 
 /** SQL of workflow runs: their node rows (runService.ts), node execution (executor.ts) and node charging (nodeCharge.ts). */
 
@@ -7,6 +8,10 @@ import pg from 'pg';
  * owner, request values, webhook and deadline): the executor reads it once per run and process.
  */
 export const RUN_PLAN = `SELECT account_id, workflow_id, webhook, input, cancel_after, graph FROM runs WHERE id = $1 AND kind = 'workflow'`;
+
+/** A new workflow run, QUEUED and holding its estimate ($5). */
+export const INSERT_RUN = `INSERT INTO runs (id, account_id, kind, workflow_id, status, input, estimated_microcredits, reserved_microcredits, webhook, cancel_after, graph)
+  VALUES ($1, $2, 'workflow', $3, 'QUEUED', $4, $5, $5, $6, CASE WHEN $7::int IS NULL THEN NULL ELSE now() + make_interval(secs => $7) END, $8) RETURNING *`;
 
 /** A new workflow run's node rows, PENDING and holding their estimates: $2 ids, $3 types, $4 sub-models, $5 estimates. */
 export const INSERT_NODE_RUNS = `INSERT INTO node_runs (run_id, node_id, node_type, sub_model_id, status, estimated_microcredits, reserved_microcredits)
@@ -129,15 +134,9 @@ WITH o AS (
    WHERE n.run_id = $1 AND n.node_id = $2
   RETURNING n.node_id, n.node_type, n.status, n.started_at, n.finished_at, n.cache_key, o.held
 ), balance AS (
-  UPDATE account_balances b SET posted = b.posted - CASE WHEN $3::text = 'COMPLETED' THEN s.held ELSE 0 END, reserved = b.reserved - s.held
-    FROM settled s
-   WHERE b.account_id = $8::text AND s.held > 0
-  RETURNING b.account_id
+  ${settleHoldSql('$8::text', 's.held', `CASE WHEN $3::text = 'COMPLETED' THEN s.held ELSE 0 END`, 'settled s', 's.held > 0')}
 ), entry AS (
-  INSERT INTO ledger_entries (account_id, kind, posted_delta, reserved_delta, run_id, note)
-  SELECT $8::text, CASE WHEN $3::text = 'COMPLETED' THEN 'capture' ELSE 'release' END,
-         CASE WHEN $3::text = 'COMPLETED' THEN -s.held ELSE 0 END, -s.held, $1, $9
-    FROM settled s WHERE s.held > 0
+  ${entrySql({ account: '$8::text', kind: `CASE WHEN $3::text = 'COMPLETED' THEN 'capture' ELSE 'release' END`, posted: `CASE WHEN $3::text = 'COMPLETED' THEN -s.held ELSE 0 END`, reserved: '-s.held', run: '$1', note: '$9' }, 'settled s', 's.held > 0')}
 ), cached AS (
   INSERT INTO node_cache (account_id, cache_key, node_type, output, workflow_id, source_run_id)
   SELECT $8::text, s.cache_key, s.node_type, $4::jsonb, $15, $1 FROM settled s WHERE $3::text = 'COMPLETED'

@@ -2,12 +2,13 @@ import crypto from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import type { CreateWorkflowRunBody, ListWorkflowRunsQuery } from '../contract/runs.js';
 import { canonicalJson } from '../canonicalJson.js';
-import type { Db } from '../db/pool.js';
+import type { Db, Queryable } from '../db/pool.js';
+import type { KeyClaim } from '../runs/idempotency.js';
 import { CHANNELS, notify } from '../db/notifier.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { decodeCursor, pageOf } from '../pagination.js';
-import { release, reserve } from '../billing/ledger.js';
+import { release, reserve } from '../ledger/ledger.js';
 import { defaultMode, type Catalog } from '../catalog/catalog.js';
 import { parseWebhookConfig } from '../events/webhookConfig.js';
 import { WORKFLOW_RUN_EVENTS } from '../events/types.js';
@@ -30,7 +31,8 @@ const STATUSES = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'];
 export type CreateWorkflowRun = Static<typeof CreateWorkflowRunBody> & { accountId: string; idempotencyKey?: string; cancelAfterSeconds?: number };
 
 export interface RunRecords {
-  claimIdempotencyKey(tx: Parameters<Parameters<Db['tx']>[0]>[0], accountId: string, key: string, scope: string, hash: string, runId: string): Promise<string | undefined>;
+  createOnce<T>(claim: KeyClaim | null, create: () => Promise<T>): Promise<{ created: T } | { replayOf: string }>;
+  claimKey(tx: Queryable, claim: KeyClaim, runId: string): Promise<void>;
   get(accountId: string, runId: string, kind?: 'node' | 'workflow'): Promise<any>;
 }
 
@@ -65,24 +67,21 @@ export class WorkflowRunService {
     const total = prices.reduce((s, p) => s + BigInt(p.microcredits), 0n);
     const requestHash = crypto.createHash('sha256').update(canonicalJson({ workflowId: row.id, values: c.values ?? {}, webhook: c.webhook ?? null, graph })).digest('hex');
 
-    return this.db.tx(async (tx) => {
+    const claim = c.idempotencyKey === undefined ? null : { accountId: c.accountId, key: c.idempotencyKey, scope: 'workflow-run' as const, requestHash };
+    const once = await this.nodeRuns.createOnce(claim, () => this.db.tx(async (tx) => {
       const runId = newId('run');
-      if (c.idempotencyKey !== undefined) {
-        const existing = await this.nodeRuns.claimIdempotencyKey(tx, c.accountId, c.idempotencyKey, 'workflow-run', requestHash, runId);
-        if (existing) return { run: (await tx.query(`SELECT * FROM runs WHERE id = $1`, [existing])).rows[0], replayed: true };
-      }
-      const run = (await tx.query(
-        `INSERT INTO runs (id, account_id, kind, workflow_id, status, input, estimated_microcredits, reserved_microcredits, webhook, cancel_after, graph)
-         VALUES ($1, $2, 'workflow', $3, 'QUEUED', $4, $5, $5, $6, CASE WHEN $7::int IS NULL THEN NULL ELSE now() + make_interval(secs => $7) END, $8) RETURNING *`,
-        [runId, c.accountId, row.id, values, total, webhook, c.cancelAfterSeconds ?? null, graph],
-      )).rows[0];
+      const run = (await tx.query(q.INSERT_RUN, [runId, c.accountId, row.id, values, total, webhook, c.cancelAfterSeconds ?? null, graph])).rows[0];
       // Every node's row in one statement: a statement each made a 100-node run's creation a hundred round trips.
       await tx.query(q.INSERT_NODE_RUNS, [runId, modelNodes.map((n) => n.id), modelNodes.map((n) => n.type), modelNodes.map((n) => n.subModelId ?? null), prices.map((p) => p.microcredits)]);
+      // The balance row is locked before the key is claimed, as in a model run's creation (no deadlock between them).
       await reserve(tx, c.accountId, total, runId);
+      if (claim) await this.nodeRuns.claimKey(tx, claim, runId);
       // enqueued_at defaults to the insert's now(): the run is stamped already.
       await this.queue.enqueueRun(tx, { runId, kind: 'workflow' }, 120, { stamped: true });
-      return { run, replayed: false };
-    });
+      return run;
+    }));
+    if ('replayOf' in once) return { run: await this.nodeRuns.get(c.accountId, once.replayOf, 'workflow'), replayed: true };
+    return { run: once.created, replayed: false };
   }
 
   async get(accountId: string, runId: string): Promise<{ run: any; nodes: any[] }> {

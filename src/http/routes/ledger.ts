@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { AppError } from '../../errors.js';
-import { ledgerPage } from '../../billing/ledger.js';
+import { ledgerPage } from '../../ledger/ledger.js';
 import { principalOf } from '../plugins/auth.js';
 import { type TypedApp, withErrors } from '../schemas/common.js';
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { AppError } from '../../errors.js';
 import { balanceView } from '../../billing/balanceView.js';
-import { ledgerPage } from '../../billing/ledger.js';
+import { ledgerPage } from '../../ledger/ledger.js';
 import { actingPrincipal, pageContext, sendHtml } from '../context.js';
 import { creditsPage } from '../views/credits.js';
 

@@ -1,4 +1,4 @@
-import type { LedgerRow } from '../../billing/ledger.js';
+import type { LedgerRow } from '../../ledger/ledger.js';
 import { html, type Html } from '../html.js';
 import { formatCredits, formatMicrocredits, formatTime } from './format.js';
 import { page, type PageContext } from './layout.js';

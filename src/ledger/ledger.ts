@@ -1,9 +1,10 @@
 import type { Queryable } from '../db/pool.js';
 import { AppError, validationError } from '../errors.js';
+import { rowOf, rowsOf } from '../db/typed.js';
 import * as q from './queries.js';
 
 /**
- * The credit ledger. Every balance change is one ledger row written in the same transaction as the
+ * The credit ledger (the only writer of account_balances and ledger_entries: ledger/queries.ts). Every balance change is one ledger row written in the same transaction as the
  * account_balances projection it moves; the projection row is what concurrent reservations lock.
  * All amounts are bigint microcredits. Functions take the caller's transaction so a run's insert and its
  * reservation commit together.
@@ -28,12 +29,27 @@ function positive(name: string, amount: bigint): void {
   if (amount <= 0n || amount > MAX_AMOUNT) throw validationError(name, `must be an integer from 1 to ${MAX_AMOUNT}`);
 }
 
-function toBalance(row: { posted: bigint; reserved: bigint }): Balance {
+interface BalanceRow {
+  posted: bigint;
+  reserved: bigint;
+}
+
+function toBalance(row: BalanceRow): Balance {
   return { posted: row.posted, reserved: row.reserved, available: row.posted - row.reserved };
 }
 
+interface LedgerEntryRow {
+  id: bigint;
+  kind: LedgerKind;
+  posted_delta: bigint;
+  reserved_delta: bigint;
+  run_id: string | null;
+  note: string | null;
+  created_at: Date;
+}
+
 export async function balanceOf(db: Queryable, accountId: string): Promise<Balance> {
-  const row = (await db.query(q.BALANCE, [accountId])).rows[0];
+  const row = await rowOf<BalanceRow>(db, q.BALANCE, [accountId]);
   if (!row) throw new AppError('NOT_FOUND', 'account not found');
   return toBalance(row);
 }
@@ -45,14 +61,14 @@ export async function grant(
   opts: { kind?: 'grant' | 'subscription_grant'; note?: string } = {},
 ): Promise<Balance> {
   positive('microcredits', amount);
-  let r = await tx.query(q.APPLY_GRANT_SAFE, [accountId, amount]);
-  if (!r.rows[0]) {
+  let r = await rowOf<BalanceRow>(tx, q.APPLY_GRANT_SAFE, [accountId, amount]);
+  if (!r) {
     const b = await balanceOf(tx, accountId); // NOT_FOUND for an unknown account
     const room = MAX_BALANCE - b.posted;
     // A subscription's monthly grant is not refused outright (it runs unattended): it fills the balance up to the limit.
     if (opts.kind === 'subscription_grant' && room > 0n) {
       amount = room;
-      r = await tx.query(q.APPLY_GRANT_SAFE, [accountId, amount]);
+      r = await rowOf<BalanceRow>(tx, q.APPLY_GRANT_SAFE, [accountId, amount]);
     } else if (opts.kind === 'subscription_grant') {
       return b;
     } else {
@@ -62,19 +78,19 @@ export async function grant(
     }
   }
   await tx.query(q.INSERT_ENTRY, [accountId, opts.kind ?? 'grant', amount, 0n, null, opts.note ?? null]);
-  return toBalance(r.rows[0]);
+  return toBalance(r!);
 }
 
 /** Holds `amount` for a run; throws INSUFFICIENT_CREDITS (and writes nothing) when the balance cannot cover it. */
 export async function reserve(tx: Queryable, accountId: string, amount: bigint, runId: string): Promise<Balance> {
   if (amount === 0n) return balanceOf(tx, accountId);
   positive('amount', amount);
-  const r = await tx.query(q.RESERVE_AND_RECORD, [accountId, amount, runId]);
-  if (!r.rows[0]) {
+  const r = await rowOf<BalanceRow>(tx, q.HOLD_AND_RECORD, [accountId, amount, runId, null]);
+  if (!r) {
     const b = await balanceOf(tx, accountId);
     throw insufficientCredits(amount, b.available);
   }
-  return toBalance(r.rows[0]);
+  return toBalance(r);
 }
 
 /** The refusal of a reservation the available balance cannot cover. */
@@ -87,15 +103,18 @@ export function insufficientCredits(amount: bigint, available: bigint): AppError
 /** Turns a run's hold into a charge. The caller guarantees once-only by settling under a state guard. */
 export async function capture(tx: Queryable, accountId: string, amount: bigint, runId: string, note?: string): Promise<void> {
   if (amount === 0n) return;
-  await tx.query(q.APPLY_CAPTURE, [accountId, amount]);
-  await tx.query(q.INSERT_ENTRY, [accountId, 'capture', -amount, -amount, runId, note ?? null]);
+  await tx.query(q.SETTLE_AND_RECORD, [accountId, amount, amount, runId, note ?? null, 'capture']);
 }
 
 /** Returns a run's hold to the available balance (failure, cancel, or the unused part of a workflow). */
 export async function release(tx: Queryable, accountId: string, amount: bigint, runId: string, note?: string): Promise<void> {
   if (amount === 0n) return;
-  await tx.query(q.APPLY_RELEASE, [accountId, amount]);
-  await tx.query(q.INSERT_ENTRY, [accountId, 'release', 0n, -amount, runId, note ?? null]);
+  await tx.query(q.SETTLE_AND_RECORD, [accountId, amount, 0n, runId, note ?? null, 'release']);
+}
+
+/** A new account's zero balance row, in the caller's transaction (accounts/service.ts). */
+export async function openBalance(tx: Queryable, accountId: string): Promise<void> {
+  await tx.query(q.OPEN_BALANCE, [accountId]);
 }
 
 export interface LedgerRow {
@@ -109,8 +128,8 @@ export interface LedgerRow {
 }
 
 export async function ledgerPage(db: Queryable, accountId: string, beforeId: bigint | null, limit: number): Promise<LedgerRow[]> {
-  const r = await db.query(q.LEDGER_PAGE, [accountId, beforeId, limit]);
-  return r.rows.map((row) => ({
+  const r = await rowsOf<LedgerEntryRow>(db, q.LEDGER_PAGE, [accountId, beforeId, limit]);
+  return r.map((row) => ({
     id: String(row.id),
     kind: row.kind,
     postedDelta: row.posted_delta,
@@ -128,8 +147,7 @@ export async function ledgerPage(db: Queryable, accountId: string, beforeId: big
 export async function reserveMore(tx: Queryable, accountId: string, amount: bigint, runId: string, note: string): Promise<bigint | undefined> {
   // No upper bound here (unlike a grant): an amount no balance can cover is simply refused below.
   if (amount <= 0n) throw validationError('amount', 'must be positive');
-  const r = await tx.query(q.APPLY_RESERVE, [accountId, amount]);
-  if (!r.rows[0]) return (await balanceOf(tx, accountId)).available;
-  await tx.query(q.INSERT_ENTRY, [accountId, 'reserve', 0n, amount, runId, note]);
+  const r = await rowOf<BalanceRow>(tx, q.HOLD_AND_RECORD, [accountId, amount, runId, note]);
+  if (!r) return (await balanceOf(tx, accountId)).available;
   return undefined;
 }

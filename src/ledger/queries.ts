@@ -1,0 +1,76 @@
+/**
+ * The SQL of the credit ledger, the only module that writes `account_balances` and `ledger_entries`.
+ *
+ * ONE refusal rule for every hold: the guarded UPDATE (`posted - reserved >= amount` in its WHERE) — no
+ * row moved means "not enough credits", and nothing else is written. Not the CHECK constraint on
+ * account_balances: a constraint violation aborts the whole transaction, and a workflow node priced at its
+ * input is refused inside the advance's transaction, which must go on (the node fails, the run continues);
+ * catching the violation there would cost a savepoint round trip per node. The CHECK stays as the last
+ * line of defence and is never relied on for a refusal.
+ *
+ * The hot one-round-trip statements of runs/ and workflows/ are assembled from the fragments below (the
+ * way queue.runJobInsert hands runs/ its job row), so the rule is written once.
+ */
+
+/** Parameter or column expressions a fragment is built from (e.g. `$2::text`, `s.held`). */
+type Sql = string;
+
+/**
+ * The one hold: adds `amount` to the account's hold while its available balance covers it; no row when it
+ * does not. `from`: rows to join (the statement's gate, e.g. a CTE); one update per statement. Returns the
+ * new posted and reserved.
+ */
+export function holdSql(account: Sql, amount: Sql, from?: string, where = 'true'): string {
+  return `UPDATE account_balances b SET reserved = b.reserved + ${amount}${from ? ` FROM ${from}` : ''}
+   WHERE b.account_id = ${account} AND b.posted - b.reserved >= ${amount} AND ${where}
+  RETURNING b.posted, b.reserved`;
+}
+
+/**
+ * The one settle of a hold: `captured` of the `held` amount becomes a charge (posted goes down by it),
+ * the rest goes back to the available balance. Capture is `captured = held`, release is `captured = 0`.
+ */
+export function settleHoldSql(account: Sql, held: Sql, captured: Sql, from?: string, where = 'true'): string {
+  return `UPDATE account_balances b SET posted = b.posted - ${captured}, reserved = b.reserved - ${held}${from ? ` FROM ${from}` : ''}
+   WHERE b.account_id = ${account} AND ${where}
+  RETURNING b.posted, b.reserved`;
+}
+
+/** The one ledger row insert, as INSERT … SELECT over `from` (a CTE of the statement) filtered by `where`. */
+export function entrySql(e: { account: Sql; kind: Sql; posted: Sql; reserved: Sql; run: Sql; note: Sql }, from?: string, where = 'true'): string {
+  return `INSERT INTO ledger_entries (account_id, kind, posted_delta, reserved_delta, run_id, note)
+  SELECT ${e.account}, ${e.kind}, ${e.posted}, ${e.reserved}, ${e.run}, ${e.note}${from ? ` FROM ${from}` : ''} WHERE ${where}`;
+}
+
+export const BALANCE = `SELECT posted, reserved FROM account_balances WHERE account_id = $1`;
+export const INSERT_ENTRY = entrySql({ account: '$1::text', kind: '$2::text', posted: '$3::bigint', reserved: '$4::bigint', run: '$5::text', note: '$6::text' });
+/** A new account's balance row, at zero (accounts/ calls openBalance; only the ledger writes the table). */
+export const OPEN_BALANCE = `INSERT INTO account_balances (account_id) VALUES ($1)`;
+
+/**
+ * A hold and its ledger row in one statement (one round trip on the run-creation path); zero rows means
+ * "not enough credits" (or no such account) and then no row is written. $1 account, $2 amount, $3 run, $4 note.
+ */
+export const HOLD_AND_RECORD = `WITH b AS (
+    ${holdSql('$1::text', '$2::bigint')}
+  ), e AS (
+    ${entrySql({ account: '$1::text', kind: `'reserve'`, posted: '0', reserved: '$2::bigint', run: '$3::text', note: '$4::text' }, 'b')}
+  )
+  SELECT b.posted, b.reserved FROM b`;
+
+/** A hold's settle and its ledger row in one statement. $1 account, $2 held, $3 captured, $4 run, $5 note, $6 kind. */
+export const SETTLE_AND_RECORD = `WITH b AS (
+    ${settleHoldSql('$1::text', '$2::bigint', '$3::bigint')}
+  ), e AS (
+    ${entrySql({ account: '$1::text', kind: '$6::text', posted: '-$3::bigint', reserved: '-$2::bigint', run: '$4::text', note: '$5::text' }, 'b')}
+  )
+  SELECT b.posted, b.reserved FROM b`;
+
+export const LEDGER_PAGE = `SELECT id, kind, posted_delta, reserved_delta, run_id, note, created_at FROM ledger_entries
+  WHERE account_id = $1 AND ($2::bigint IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`;
+
+/**
+ * A grant that keeps the balance an exact JSON number: refused (no row) when posted + amount would pass
+ * Number.MAX_SAFE_INTEGER. $1 account, $2 amount.
+ */
+export const APPLY_GRANT_SAFE = `UPDATE account_balances SET posted = posted + $2 WHERE account_id = $1 AND posted + $2 <= 9007199254740991 RETURNING posted, reserved`;
