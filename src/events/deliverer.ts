@@ -6,6 +6,7 @@ import { guardedFetch, OutboundError } from '../net/urlGuard.js';
 import { deliveryHeaders } from './signing.js';
 import { delayBeforeAttempt } from './retrySchedule.js';
 import type { WebhookSecretService } from './secrets.js';
+import { RELEASE_CLAIMS } from './queries.js';
 import { CLAIM_FAIR, CLAIM_LOCK, countsAsFailure, destinationOf, OPEN_CIRCUIT, openSecondsAfter, RECORD_DELIVERED_AND_HAND_ON, RECORD_FAILURE, RECORD_SUCCESS } from './fairDelivery.js';
 
 /** Sends one HTTP POST; resolves with the status code, rejects on network errors and time-outs. */
@@ -199,7 +200,7 @@ export class Deliverer {
     clearTimeout(this.soon);
     await this.loop;
     await Promise.allSettled([...this.inFlight]);
-    await this.db.query(`UPDATE webhook_deliveries SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1 AND status = 'pending'`, [this.id]).catch(() => {});
+    await this.db.query(RELEASE_CLAIMS, [this.id]).catch(() => {});
   }
 }
 

@@ -2,7 +2,10 @@ import type { Static } from '@sinclair/typebox';
 import type { ListDeliveriesQuery } from '../contract/webhooks.js';
 import type { Db } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
+import { rowOf, rowsOf } from '../db/typed.js';
 import { AppError } from '../errors.js';
+import * as q from './queries.js';
+import type { WebhookConfig } from './types.js';
 
 const STATUSES = ['pending', 'delivered', 'failed'];
 
@@ -15,15 +18,7 @@ export class DeliveryService {
       throw new AppError('VALIDATION_ERROR', `status must be one of ${STATUSES.join(', ')}`, { details: [{ path: 'query.status', message: 'is not a delivery status' }] });
     }
     if (f.cursor !== undefined && !/^\d{1,18}$/.test(f.cursor)) throw new AppError('VALIDATION_ERROR', 'cursor is not one this API returned', { details: [{ path: 'query.cursor', message: 'is invalid' }] });
-    const rows = (await this.db.query(
-      `SELECT d.*, e.type AS event_type,
-              COALESCE((SELECT json_agg(json_build_object('attempt', a.attempt, 'statusCode', a.status_code, 'latencyMs', a.latency_ms, 'error', a.error, 'createdAt', a.created_at) ORDER BY a.id)
-                          FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]') AS attempt_log
-         FROM webhook_deliveries d JOIN events e ON e.event_id = d.event_id
-        WHERE d.account_id = $1 AND ($2::text IS NULL OR d.run_id = $2) AND ($3::text IS NULL OR d.status = $3) AND ($4::bigint IS NULL OR d.id < $4)
-        ORDER BY d.id DESC LIMIT $5`,
-      [accountId, f.runId ?? null, f.status ?? null, f.cursor ?? null, f.limit + 1],
-    )).rows;
+    const rows = await rowsOf<DeliveryRow>(this.db, q.DELIVERY_PAGE, [accountId, f.runId ?? null, f.status ?? null, f.cursor ?? null, f.limit + 1]);
     const page = rows.slice(0, f.limit);
     return {
       items: page.map((d) => ({
@@ -39,18 +34,31 @@ export class DeliveryService {
   /** Queues the event for delivery again, now, to its run's webhook URL (whatever happened before). */
   async replay(accountId: string, eventId: string) {
     return this.db.tx(async (tx) => {
-      const e = (await tx.query(`SELECT e.event_id, e.run_id, r.webhook FROM events e JOIN runs r ON r.id = e.run_id WHERE e.event_id = $1 AND e.account_id = $2`, [eventId, accountId])).rows[0];
+      const e = await rowOf<{ event_id: string; run_id: string; webhook: WebhookConfig | null }>(tx, q.EVENT_WITH_WEBHOOK, [eventId, accountId]);
       if (!e) throw new AppError('NOT_FOUND', 'event not found');
       if (!e.webhook?.url) throw new AppError('VALIDATION_ERROR', 'the run of this event has no webhook to deliver to', { details: [{ path: 'params.eventId', message: 'has no webhook' }] });
-      const d = (await tx.query(
-        `INSERT INTO webhook_deliveries (event_id, account_id, run_id, url, headers, status, next_attempt_at) VALUES ($1, $2, $3, $4, $5, 'pending', now()) RETURNING id`,
-        [e.event_id, accountId, e.run_id, e.webhook.url, e.webhook.headers ?? null],
-      )).rows[0];
+      const d = (await rowOf<{ id: string }>(tx, q.INSERT_DELIVERY, [e.event_id, accountId, e.run_id, e.webhook.url, e.webhook.headers ?? null]))!;
       // Deliveries of one run go out in order, so a replay waits behind the run's deliveries still retrying
       // (a backoff of minutes). "Send again now" means now: those earlier ones come due at once too.
-      await tx.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE run_id = $1 AND account_id = $2 AND status = 'pending' AND id < $3 AND next_attempt_at > now()`, [e.run_id, accountId, d.id]);
+      await tx.query(q.HURRY_EARLIER_DELIVERIES, [e.run_id, accountId, d.id]);
       await notify(tx, CHANNELS.deliveries);
       return { deliveryId: String(d.id), eventId, status: 'pending' };
     });
   }
+}
+
+interface DeliveryRow {
+  id: string;
+  event_id: string;
+  event_type: string;
+  run_id: string;
+  url: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  delivered_at: Date | null;
+  attempt_log: unknown[];
 }

@@ -1,6 +1,8 @@
 import type { Queryable } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
+import { rowOf } from '../db/typed.js';
 import { newId } from '../ids.js';
+import * as q from './queries.js';
 import type { EventPayload, EventType, WebhookConfig } from './types.js';
 
 export interface RecordEventInput {
@@ -51,17 +53,11 @@ export async function announceEvent(tx: Queryable, runId: string, id: string | n
  */
 export async function recordEvent(tx: Queryable, e: RecordEventInput): Promise<EventPayload> {
   const row = eventRow(e);
-  const r = await tx.query(
-    `INSERT INTO events (event_id, account_id, run_id, type, payload) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-    [row.eventId, e.accountId, e.runId, e.type, row.payload],
-  );
+  const inserted = await rowOf<{ id: string }>(tx, q.INSERT_EVENT, [row.eventId, e.accountId, e.runId, e.type, row.payload]);
   // The webhook delivery is queued in the same transaction: an event exists exactly when its delivery does.
   if (row.delivery) {
-    await tx.query(
-      `INSERT INTO webhook_deliveries (event_id, account_id, run_id, url, headers, status, next_attempt_at) VALUES ($1, $2, $3, $4, $5, 'pending', now())`,
-      [row.eventId, e.accountId, e.runId, row.delivery.url, row.delivery.headers],
-    );
+    await tx.query(q.INSERT_DELIVERY, [row.eventId, e.accountId, e.runId, row.delivery.url, row.delivery.headers]);
   }
-  await announceEvent(tx, e.runId, r.rows[0].id, row.delivery !== null);
+  await announceEvent(tx, e.runId, inserted!.id, row.delivery !== null);
   return row.payload;
 }

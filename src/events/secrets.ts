@@ -1,4 +1,6 @@
 import type { Db } from '../db/pool.js';
+import { rowOf } from '../db/typed.js';
+import * as q from './queries.js';
 import { generateSecret } from './signing.js';
 
 /** Each account's webhook signing secret; after a rotation the previous one keeps signing for 24 h. */
@@ -6,18 +8,13 @@ export class WebhookSecretService {
   constructor(private readonly db: Db) {}
 
   async current(accountId: string): Promise<string> {
-    await this.db.query(`INSERT INTO webhook_secrets (account_id, secret) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [accountId, generateSecret()]);
-    return (await this.db.query(`SELECT secret FROM webhook_secrets WHERE account_id = $1`, [accountId])).rows[0].secret;
+    await this.db.query(q.ENSURE_SECRET, [accountId, generateSecret()]);
+    return (await rowOf<{ secret: string }>(this.db, q.SECRET, [accountId]))!.secret;
   }
 
   async rotate(accountId: string): Promise<string> {
     await this.current(accountId);
-    const r = await this.db.query(
-      `UPDATE webhook_secrets SET previous_secret = secret, previous_expires_at = now() + interval '24 hours', secret = $2, rotated_at = now()
-       WHERE account_id = $1 RETURNING secret`,
-      [accountId, generateSecret()],
-    );
-    return r.rows[0].secret;
+    return (await rowOf<{ secret: string }>(this.db, q.ROTATE_SECRET, [accountId, generateSecret()]))!.secret;
   }
 
   /**

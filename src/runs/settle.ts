@@ -2,6 +2,7 @@ import type { Queryable } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
 import { capture, release } from '../ledger/ledger.js';
 import { recordEvent } from '../events/outbox.js';
+import { runEndEvent } from '../events/runEnd.js';
 import * as q from './queries.js';
 
 export type FinalStatus = 'COMPLETED' | 'FAILED' | 'CANCELED';
@@ -36,13 +37,13 @@ export async function finishNodeRun(tx: Queryable, f: FinishInput): Promise<any 
   const held: bigint = before.reserved_microcredits;
   if (f.status === 'COMPLETED') await capture(tx, run.account_id, held, run.id);
   else await release(tx, run.account_id, held, run.id, f.status === 'CANCELED' ? 'canceled' : 'failed');
-  const type = f.status === 'COMPLETED' ? 'run.completed' : f.status === 'FAILED' ? 'run.failed' : 'run.canceled';
-  const data: Record<string, unknown> =
+  const { type, data } = runEndEvent(
     f.status === 'COMPLETED'
-      ? { status: 'COMPLETED', completedNodes: 1, failedNodes: 0, outputs: f.eventOutputs ?? null, actualCredits: Number(held) }
+      ? { status: 'COMPLETED', completedNodes: 1, outputs: f.eventOutputs ?? null, actualCredits: Number(held) }
       : f.status === 'FAILED'
-        ? { status: 'FAILED', completedNodes: 0, failedNodes: 1, failedNodeIds: [run.node_type] }
-        : { status: 'CANCELED', completedNodes: 0, failedNodes: 0 };
+        ? { status: 'FAILED', completedNodes: 0, failedNodeIds: [run.node_type] }
+        : { status: 'CANCELED', completedNodes: 0, failedNodes: 0 },
+  );
   await recordEvent(tx, { accountId: run.account_id, runId: run.id, workflowId: run.node_type, type, data, error: f.error ?? null, webhook: run.webhook });
   await notify(tx, CHANNELS.runEnded, run.id);
   return run;

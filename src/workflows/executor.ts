@@ -4,6 +4,7 @@ import { isConnectionError, queryPrepared, type Db, type Queryable } from '../db
 import { CHANNELS, notify } from '../db/notifier.js';
 import { release } from '../ledger/ledger.js';
 import { announceEvent, eventRow, recordEvent } from '../events/outbox.js';
+import { runEndEvent } from '../events/runEnd.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { FileService } from '../files/service.js';
 import type { JobQueue } from '../queue/queue.js';
@@ -283,11 +284,10 @@ export class WorkflowExecutor {
     );
     await tx.query(`UPDATE node_runs SET reserved_microcredits = 0 WHERE run_id = $1`, [plan.runId]);
     const rendered = (await renderOutput(this.files, stored as never, tx)).output;
-    if (status === 'COMPLETED') {
-      await this.event(tx, plan, 'run.completed', { status, completedNodes: completed.length, failedNodes: 0, outputs: rendered, actualCredits: Number(charged.c) });
-    } else {
-      await this.event(tx, plan, 'run.failed', { status, completedNodes: completed.length, failedNodes: failed.length, failedNodeIds: failed.map((f) => f.node_id) }, error);
-    }
+    const ended = runEndEvent(status === 'COMPLETED'
+      ? { status, completedNodes: completed.length, outputs: rendered, actualCredits: Number(charged.c) }
+      : { status, completedNodes: completed.length, failedNodeIds: failed.map((f) => f.node_id) });
+    await this.event(tx, plan, ended.type, ended.data, error);
     await notify(tx, CHANNELS.runEnded, plan.runId);
     this.plans.delete(plan.runId);
   }

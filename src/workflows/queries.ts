@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { deliveryInsertSql, eventInsertSql } from '../events/queries.js';
 import { entrySql, settleHoldSql } from '../ledger/queries.js';
 
 /** SQL of workflow runs: their node rows (runService.ts), node execution (executor.ts) and node charging (nodeCharge.ts). */
@@ -65,7 +66,7 @@ export const CLAIM_READY_NODE = `UPDATE node_runs SET status = 'RUNNING', input 
  */
 export const CLAIM_READY_NODE_UNLESS_CACHED = `
 WITH hit AS (
-  SELECT output FROM node_cache WHERE account_id = $8 AND cache_key = $4
+  ${cacheLookupSql('$8', '$4')}
 ), claimed AS (
   UPDATE node_runs SET status = 'RUNNING', input = $3, cache_key = $4, reserved_microcredits = $5, priced_microcredits = $5,
          attempts = attempts + 1, lease_owner = $6, lease_expires_at = now() + make_interval(secs => $7)
@@ -138,14 +139,11 @@ WITH o AS (
 ), entry AS (
   ${entrySql({ account: '$8::text', kind: `CASE WHEN $3::text = 'COMPLETED' THEN 'capture' ELSE 'release' END`, posted: `CASE WHEN $3::text = 'COMPLETED' THEN -s.held ELSE 0 END`, reserved: '-s.held', run: '$1', note: '$9' }, 'settled s', 's.held > 0')}
 ), cached AS (
-  INSERT INTO node_cache (account_id, cache_key, node_type, output, workflow_id, source_run_id)
-  SELECT $8::text, s.cache_key, s.node_type, $4::jsonb, $15, $1 FROM settled s WHERE $3::text = 'COMPLETED'
-  ON CONFLICT (account_id, cache_key) DO UPDATE SET output = EXCLUDED.output, workflow_id = EXCLUDED.workflow_id, source_run_id = EXCLUDED.source_run_id, created_at = now()
+  ${cacheStoreSql({ account: '$8::text', key: 's.cache_key', nodeType: 's.node_type', output: '$4::jsonb', workflow: '$15', run: '$1' }, 'settled s', `$3::text = 'COMPLETED'`)}
 ), event AS (
-  INSERT INTO events (event_id, account_id, run_id, type, payload) SELECT $10::text, $8::text, $1, $11, $12 FROM settled RETURNING id
+  ${eventInsertSql({ eventId: '$10::text', account: '$8::text', run: '$1', type: '$11', payload: '$12' }, 'settled')}
 ), delivery AS (
-  INSERT INTO webhook_deliveries (event_id, account_id, run_id, url, headers, status, next_attempt_at)
-  SELECT $10::text, $8::text, $1, $13::text, $14, 'pending', now() FROM settled, event WHERE $13::text IS NOT NULL
+  ${deliveryInsertSql({ eventId: '$10::text', account: '$8::text', run: '$1', url: '$13::text', headers: '$14' }, 'settled, event', '$13::text IS NOT NULL')}
 ), stamp AS (
   UPDATE runs SET enqueued_at = now() FROM settled WHERE runs.id = $1 AND $16::boolean
 ), leased AS (
@@ -154,7 +152,7 @@ WITH o AS (
     FROM settled s
    WHERE c.run_id = $1 AND c.node_id = $17::text AND s.status = 'COMPLETED'
      AND c.status = 'PENDING' AND c.reserved_microcredits = $20::bigint
-     AND NOT EXISTS (SELECT 1 FROM node_cache WHERE account_id = $8::text AND cache_key = $19::text)
+     AND NOT EXISTS (${cacheLookupSql('$8::text', '$19::text')})
   RETURNING c.node_id
 )
 SELECT s.node_id, s.node_type, s.status, s.started_at, s.finished_at, (SELECT id FROM event) AS event_row, (SELECT node_id FROM leased) AS leased,
@@ -163,9 +161,20 @@ SELECT s.node_id, s.node_type, s.status, s.started_at, s.finished_at, (SELECT id
 
 export const FILE_SHAS = `SELECT id, sha256 FROM files WHERE id = ANY($1)`;
 export const LIVE_FILES = `SELECT count(*)::int AS n FROM files WHERE id = ANY($1) AND (expires_at IS NULL OR expires_at > now())`;
-export const CACHE_LOOKUP = `SELECT output FROM node_cache WHERE account_id = $1 AND cache_key = $2`;
-export const CACHE_STORE = `INSERT INTO node_cache (account_id, cache_key, node_type, output, workflow_id, source_run_id) VALUES ($1, $2, $3, $4, $5, $6)
+/**
+ * The node cache's one lookup and one store (nodeCache.ts is the module that uses them; SETTLE_NODE and
+ * CLAIM_READY_NODE_UNLESS_CACHED embed them). A later store of the same key replaces the entry.
+ */
+export function cacheLookupSql(account: string, key: string): string {
+  return `SELECT output FROM node_cache WHERE account_id = ${account} AND cache_key = ${key}`;
+}
+export function cacheStoreSql(e: { account: string; key: string; nodeType: string; output: string; workflow: string; run: string }, from?: string, where = 'true'): string {
+  return `INSERT INTO node_cache (account_id, cache_key, node_type, output, workflow_id, source_run_id)
+  SELECT ${e.account}, ${e.key}, ${e.nodeType}, ${e.output}, ${e.workflow}, ${e.run}${from ? ` FROM ${from}` : ''} WHERE ${where}
   ON CONFLICT (account_id, cache_key) DO UPDATE SET output = EXCLUDED.output, workflow_id = EXCLUDED.workflow_id, source_run_id = EXCLUDED.source_run_id, created_at = now()`;
+}
+export const CACHE_LOOKUP = cacheLookupSql('$1::text', '$2::text');
+export const CACHE_STORE = cacheStoreSql({ account: '$1::text', key: '$2::text', nodeType: '$3::text', output: '$4::jsonb', workflow: '$5::text', run: '$6::text' });
 
 /** Nodes whose charge `atelier doctor` re-prices from their stored input. */
 export const CHARGED_NODES = `SELECT n.run_id, n.node_id, n.node_type, n.sub_model_id, n.input, n.charged_microcredits

@@ -13,6 +13,7 @@ import { defaultMode, type Catalog } from '../catalog/catalog.js';
 import { parseWebhookConfig } from '../events/webhookConfig.js';
 import { WORKFLOW_RUN_EVENTS } from '../events/types.js';
 import { recordEvent } from '../events/outbox.js';
+import { runEndEvent } from '../events/runEnd.js';
 import type { JobQueue } from '../queue/queue.js';
 import { resolveRequestValues } from './inputs.js';
 import { estimateWorkflowNodes } from './nodeCharge.js';
@@ -134,7 +135,7 @@ export class WorkflowRunService {
       const counts = (await tx.query(`SELECT count(*) FILTER (WHERE status = 'COMPLETED')::int AS c, count(*) FILTER (WHERE status = 'FAILED')::int AS f, COALESCE(sum(charged_microcredits), 0)::bigint AS charged FROM node_runs WHERE run_id = $1`, [runId])).rows[0];
       await tx.query(`UPDATE runs SET status = 'CANCELED', error = $2, finished_at = now(), reserved_microcredits = 0, charged_microcredits = $3 WHERE id = $1`, [runId, reason, counts.charged]);
       for (const r of stopped) if (r.was === 'RUNNING') await notify(tx, CHANNELS.cancel, `${runId}:${r.node_id}`);
-      await recordEvent(tx, { accountId: run.account_id, runId, workflowId: run.workflow_id, type: 'run.canceled', data: { status: 'CANCELED', completedNodes: counts.c, failedNodes: counts.f }, error: reason, webhook: run.webhook });
+      await recordEvent(tx, { accountId: run.account_id, runId, workflowId: run.workflow_id, ...runEndEvent({ status: 'CANCELED', completedNodes: counts.c, failedNodes: counts.f }), error: reason, webhook: run.webhook });
       await notify(tx, CHANNELS.runEnded, runId);
       return true;
     });
