@@ -1,4 +1,5 @@
 import { entrySql, holdSql } from '../ledger/queries.js';
+import { cursorTimeSql } from '../pagination.js';
 
 /**
  * A standalone run created by one statement, committed on its own (all or nothing), in this order:
@@ -83,7 +84,7 @@ export const FINISH_RUN = `UPDATE runs SET status = $2, output = $3, error = $4,
  WHERE id = $1 AND status = ANY($5::text[]) AND ($6::text IS NULL OR lease_owner = $6)
  RETURNING *`;
 
-export const LIST_RUNS = `SELECT * FROM runs WHERE account_id = $1 AND kind = $2
+export const LIST_RUNS = `SELECT *, ${cursorTimeSql('created_at')} AS cursor_at FROM runs WHERE account_id = $1 AND kind = $2
    AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
  ORDER BY created_at DESC, id DESC LIMIT $5`;
 
@@ -106,7 +107,7 @@ export const DROP_OLD_IDEMPOTENCY = `DELETE FROM idempotency_keys WHERE created_
 
 /** Runs of both kinds, newest first, with the workflow's name where there is one (the web app's run list). */
 export const LIST_ALL_RUNS = `SELECT r.id, r.kind, r.node_type, r.workflow_id, r.status, r.estimated_microcredits, r.charged_microcredits,
-       r.created_at, r.started_at, r.finished_at, w.name AS workflow_name, w.slug AS workflow_slug,
+       r.created_at, ${cursorTimeSql('r.created_at')} AS cursor_at, r.started_at, r.finished_at, w.name AS workflow_name, w.slug AS workflow_slug,
        nr.node_count, nr.cached_count
   FROM runs r LEFT JOIN workflows w ON w.id = r.workflow_id
   LEFT JOIN LATERAL (SELECT count(*)::int AS node_count, (count(*) FILTER (WHERE cached))::int AS cached_count FROM node_runs WHERE run_id = r.id) nr ON r.kind = 'workflow'

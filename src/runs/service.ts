@@ -115,7 +115,7 @@ export class NodeRunService {
   async list(accountId: string, cursor: string | undefined, limit: number): Promise<{ runs: any[]; nextCursor: string | null }> {
     const after = decodeCursor(cursor);
     const rows = (await this.db.query(q.LIST_RUNS, [accountId, 'node', after[0], after[1], limit + 1])).rows;
-    const { page, nextCursor } = pageOf(rows, limit, (r) => r.created_at);
+    const { page, nextCursor } = pageOf(rows, limit, (r) => r.cursor_at);
     return { runs: page, nextCursor };
   }
 
@@ -123,7 +123,7 @@ export class NodeRunService {
   async listAll(accountId: string, cursor: string | undefined, limit: number): Promise<{ runs: any[]; nextCursor: string | null }> {
     const after = decodeCursor(cursor);
     const rows = (await this.db.query(q.LIST_ALL_RUNS, [accountId, after[0], after[1], limit + 1])).rows;
-    const { page, nextCursor } = pageOf(rows, limit, (r) => r.created_at);
+    const { page, nextCursor } = pageOf(rows, limit, (r) => r.cursor_at);
     return { runs: page, nextCursor };
   }
 

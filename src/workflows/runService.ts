@@ -7,7 +7,7 @@ import type { KeyClaim } from '../runs/idempotency.js';
 import { CHANNELS, notify } from '../db/notifier.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import { decodeCursor, pageOf } from '../pagination.js';
+import { cursorTimeSql, decodeCursor, pageOf } from '../pagination.js';
 import { release, reserve } from '../ledger/ledger.js';
 import { defaultMode, type Catalog } from '../catalog/catalog.js';
 import { parseWebhookConfig } from '../events/webhookConfig.js';
@@ -104,13 +104,13 @@ export class WorkflowRunService {
     const after = decodeCursor(f.cursor);
     const search = f.search?.replace(/[%_\\]/g, '\\$&') ?? null;
     const rows = (await this.db.query(
-      `SELECT * FROM runs WHERE account_id = $1 AND kind = 'workflow' AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR workflow_id = $3)
+      `SELECT *, ${cursorTimeSql('created_at')} AS cursor_at FROM runs WHERE account_id = $1 AND kind = 'workflow' AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR workflow_id = $3)
          AND ($4::timestamptz IS NULL OR (created_at, id) < ($4, $5))
          AND ($7::text IS NULL OR id = $8 OR workflow_id IN (SELECT w.id FROM workflows w WHERE (w.account_id = $1 OR w.account_id IS NULL) AND w.name ILIKE '%' || $7 || '%'))
        ORDER BY created_at DESC, id DESC LIMIT $6`,
       [accountId, f.status ?? null, f.workflowId ?? null, after[0], after[1], f.limit + 1, search, f.search ?? null],
     )).rows;
-    const { page, nextCursor } = pageOf(rows, f.limit, (r) => r.created_at);
+    const { page, nextCursor } = pageOf(rows, f.limit, (r) => r.cursor_at);
     return { runs: page, nextCursor };
   }
 

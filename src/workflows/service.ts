@@ -4,7 +4,7 @@ import type { AddEdgeBody, AddNodeBody, CreateWorkflowBody, ListWorkflowsQuery, 
 import type { Db } from '../db/pool.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
-import { decodeCursor, pageOf } from '../pagination.js';
+import { cursorTimeSql, decodeCursor, pageOf } from '../pagination.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { defaultMode, isMultiMode } from '../catalog/catalog.js';
 import type { ModeDef } from '../catalog/types.js';
@@ -143,13 +143,13 @@ export class WorkflowService {
   async list(accountId: string, f: Static<typeof ListWorkflowsQuery>) {
     const after = decodeCursor(f.cursor);
     const rows = (await this.db.query(
-      `SELECT id, name, updated_at, jsonb_array_length(graph->'nodes') AS node_count FROM workflows
+      `SELECT id, name, updated_at, ${cursorTimeSql('updated_at')} AS cursor_at, jsonb_array_length(graph->'nodes') AS node_count FROM workflows
         WHERE account_id = $1 AND ($2::text IS NULL OR name ILIKE '%' || $2 || '%')
           AND ($3::timestamptz IS NULL OR (updated_at, id) < ($3, $4))
         ORDER BY updated_at DESC, id DESC LIMIT $5`,
       [accountId, f.search?.replace(/[%_\\]/g, '\\$&') ?? null, after[0], after[1], f.limit + 1],
     )).rows;
-    const { page, nextCursor } = pageOf(rows, f.limit, (r) => r.updated_at);
+    const { page, nextCursor } = pageOf(rows, f.limit, (r) => r.cursor_at);
     return { items: page.map((r) => ({ id: r.id, name: r.name, updatedAt: r.updated_at.toISOString(), nodeCount: r.node_count })), nextCursor };
   }
 
