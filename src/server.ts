@@ -13,7 +13,7 @@ import { LeasedTaskRunner } from './execution/leasedTask.js';
 import { JobDispatcher, settledWithin } from './execution/dispatcher.js';
 import { WorkflowExecutor } from './workflows/executor.js';
 import { installSystemWorkflows } from './workflows/system.js';
-import { RunSweeper } from './execution/sweeper.js';
+import { RunSweeper } from './runs/sweeper.js';
 import { newId } from './ids.js';
 import { ownFileResolver } from './files/ownFiles.js';
 import { createMediaFetcher } from './engines/media.js';

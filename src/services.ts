@@ -13,6 +13,7 @@ import { JobQueue } from './queue/queue.js';
 import { FileService } from './files/service.js';
 import { createBlobStore } from './files/stores.js';
 import { NodeRunService } from './runs/service.js';
+import { stampEnqueued } from './runs/sweeper.js';
 import path from 'node:path';
 import { checkUrl, OutboundError } from './net/urlGuard.js';
 import { AppError } from './errors.js';
@@ -56,6 +57,7 @@ export async function createServices(config: Config, db: Db, opts: { supervise?:
   const notifier = new Notifier(db.url);
   const queue = new JobQueue(db.url, notifier, { supervise: opts.supervise ?? false, accountConcurrency: config.accountConcurrency });
   queue.db = db;
+  queue.stampEnqueued = stampEnqueued;
   const files = new FileService(db, createBlobStore(config), {
     publicUrl, retentionSeconds: config.fileRetentionSeconds, urlTtlSeconds: config.fileUrlTtlSeconds,
     redirect: config.blobStore.redirect, redirectTtlSeconds: config.blobStore.redirectTtlSeconds,

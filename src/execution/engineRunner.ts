@@ -4,7 +4,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { EngineContext, EngineOutputs, FetchMediaOptions, Media, OutputValue } from '../engines/types.js';
 import type { FileService } from '../files/service.js';
-import type { StoredOutput } from '../runs/view.js';
+import type { StoredOutput } from '../files/render.js';
 import type { EnginePools } from './pools.js';
 import { RunFailure } from './failure.js';
 import { resultMetadata, type StoredFileFacts } from './resultMetadata.js';

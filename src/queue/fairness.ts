@@ -1,4 +1,6 @@
 import type { Queryable } from '../db/pool.js';
+import { rowOf } from '../db/typed.js';
+import { LIVE_AHEAD, livePrioritySql, RUNNING_NOW } from './queries.js';
 
 /**
  * Fair shares of the worker pool between accounts, kept in PostgreSQL so they hold across any number of
@@ -26,32 +28,23 @@ export function deferSeconds(running: number, limit: number): number {
   return Math.min(5, 1 + Math.max(0, running - limit));
 }
 
-/** The account's other live runs (uses runs_live_by_account). $1 run. */
-export const LIVE_AHEAD = `SELECT count(*)::int AS n FROM runs
-  WHERE account_id = (SELECT account_id FROM runs WHERE id = $1) AND status IN ('QUEUED', 'RUNNING') AND id <> $1`;
-
-/** What the account is running now: standalone runs plus workflow nodes. $1 run. */
-export const RUNNING_NOW = `WITH a AS (SELECT account_id FROM runs WHERE id = $1)
-  SELECT (SELECT count(*) FROM runs r, a WHERE r.account_id = a.account_id AND r.status = 'RUNNING' AND r.kind = 'node')::int
-       + (SELECT count(*) FROM runs w JOIN node_runs n ON n.run_id = w.id, a WHERE w.account_id = a.account_id AND w.status = 'RUNNING' AND n.status = 'RUNNING')::int AS n`;
-
 /**
  * fairPriority() in SQL, for a job written inside the statement that inserts its run (runs/service.ts):
  * that statement's snapshot does not see the new run, so the count is the account's other live runs.
  * `accountParam` is the statement's placeholder holding the account id.
  */
 export function fairPrioritySql(accountParam: string): string {
-  return `(SELECT GREATEST(${MIN_PRIORITY}, -count(*))::int FROM runs WHERE account_id = ${accountParam}::text AND status IN ('QUEUED', 'RUNNING'))`;
+  return livePrioritySql(accountParam, MIN_PRIORITY);
 }
 
 export async function priorityFor(db: Queryable, runId: string): Promise<number> {
-  const r = await db.query(LIVE_AHEAD, [runId]);
-  return fairPriority(r.rows[0]?.n ?? 0);
+  const r = await rowOf<{ n: number }>(db, LIVE_AHEAD, [runId]);
+  return fairPriority(r?.n ?? 0);
 }
 
 /** Seconds to put this job back for when its account is at its limit; undefined to start it now. */
 export async function overAccountLimit(db: Queryable, runId: string, limit: number): Promise<number | undefined> {
   if (limit <= 0) return undefined;
-  const running: number = (await db.query(RUNNING_NOW, [runId])).rows[0]?.n ?? 0;
+  const running = (await rowOf<{ n: number }>(db, RUNNING_NOW, [runId]))?.n ?? 0;
   return running >= limit ? deferSeconds(running, limit) : undefined;
 }

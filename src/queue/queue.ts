@@ -2,10 +2,9 @@ import PgBoss from 'pg-boss';
 import type { Queryable } from '../db/pool.js';
 import { CHANNELS, notify, type Notifier } from '../db/notifier.js';
 import { overAccountLimit, priorityFor } from './fairness.js';
+import { BOSS_SCHEMA, EXPECTED_JOB_COLUMNS, JOB_COLUMNS, jobInsertSql } from './queries.js';
 
 export const RUN_QUEUE = 'run';
-/** pg-boss's schema (its default, named so SQL written here can address its tables). */
-const BOSS_SCHEMA = 'pgboss';
 
 export interface RunJob {
   runId: string;
@@ -50,7 +49,19 @@ export class JobQueue {
   async start(): Promise<void> {
     await this.boss.start();
     await this.boss.createQueue(RUN_QUEUE).catch(() => {});
+    await this.checkJobColumns();
   }
+
+  /** Refuses to start when pg-boss's `job` table is not the one runJobInsert writes (queries.ts). */
+  private async checkJobColumns(): Promise<void> {
+    const found = (await this.boss.getDb().executeSql(JOB_COLUMNS, [BOSS_SCHEMA])).rows.map((r: { column_name: string }) => r.column_name).sort();
+    if (found.join() !== EXPECTED_JOB_COLUMNS.join()) {
+      throw new Error(`pg-boss's ${BOSS_SCHEMA}.job columns changed (found ${found.join(', ')}; expected ${EXPECTED_JOB_COLUMNS.join(', ')}): update queue/queries.ts jobInsertSql for this pg-boss version`);
+    }
+  }
+
+  /** Stamps a run as having a job in flight (runs/ owns the column; services.ts sets it). */
+  stampEnqueued: ((tx: Queryable, runId: string) => Promise<void>) | undefined;
 
   /**
    * `stamped`: the caller already set the run's enqueued_at in this transaction (a fresh insert), saving a round trip.
@@ -58,7 +69,7 @@ export class JobQueue {
    * LIVE_AHEAD inside its own statement); otherwise one query here finds it. `startAfterSeconds`: not before then.
    */
   async enqueueRun(tx: Queryable, job: RunJob, expireInSeconds: number, opts: { stamped?: boolean; startAfterSeconds?: number; priority?: number } = {}): Promise<void> {
-    if (!job.nodeId && !opts.stamped) await tx.query(`UPDATE runs SET enqueued_at = now() WHERE id = $1`, [job.runId]);
+    if (!job.nodeId && !opts.stamped) await this.stampEnqueued?.(tx, job.runId);
     await this.boss.send(RUN_QUEUE, job, {
       db: { executeSql: (text, values) => tx.query(text, values) },
       expireInSeconds: Math.max(30, expireInSeconds),
@@ -83,16 +94,9 @@ export class JobQueue {
       values.push(v);
       return `$${firstParam + values.length - 1}`;
     };
-    const sql = `INSERT INTO ${BOSS_SCHEMA}.job (id, name, data, priority, start_after, singleton_key, singleton_on, dead_letter, expire_in, keep_until, retry_limit, retry_delay, retry_backoff, policy)
-  SELECT gen_random_uuid(), q.name, ${p(JSON.stringify(job))}::jsonb, ${opts.prioritySql ?? `COALESCE(${p(opts.priority ?? null)}::int, 0)`}, now(), NULL, NULL, q.dead_letter,
-         ${p(Math.max(30, expireInSeconds))}::numeric * interval '1s',
-         now() + CAST(COALESCE((q.retention_minutes * 60)::text, '14 days') AS interval),
-         0,
-         CASE WHEN COALESCE(q.retry_backoff, false) THEN GREATEST(q.retry_delay, 1) ELSE COALESCE(q.retry_delay, 0) END,
-         COALESCE(q.retry_backoff, false),
-         q.policy
-    FROM ${gate} CROSS JOIN ${BOSS_SCHEMA}.queue q
-   WHERE q.name = ${p(RUN_QUEUE)}`;
+    const data = p(JSON.stringify(job));
+    const priority = opts.prioritySql ?? `COALESCE(${p(opts.priority ?? null)}::int, 0)`;
+    const sql = jobInsertSql(gate, p(RUN_QUEUE), data, priority, p(Math.max(30, expireInSeconds)));
     return { sql, values };
   }
 

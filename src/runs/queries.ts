@@ -54,6 +54,9 @@ export function claimKeySql(account: string, key: string, scope: string, hash: s
 
 export const CLAIM_KEY = claimKeySql('$1::text', '$2::text', '$3::text', '$4::text', '$5::text');
 
+/** The run has a job in flight from now (the sweeper's STALE_QUEUED counts from there). */
+export const STAMP_ENQUEUED = `UPDATE runs SET enqueued_at = now() WHERE id = $1`;
+
 export const RUN_BY_ID = `SELECT * FROM runs WHERE id = $1`;
 
 export const EXISTING_IDEMPOTENCY = `SELECT scope, request_hash, run_id, created_at > now() - interval '24 hours' AS fresh FROM idempotency_keys WHERE account_id = $1 AND key = $2`;

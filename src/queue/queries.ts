@@ -1,0 +1,51 @@
+/**
+ * The SQL of the queue. pg-boss owns its tables; we write them through its public API (send) everywhere
+ * but one place: the job row a run's creation inserts inside its own statement (jobInsertSql), which saves
+ * the request path a round trip (bench row a). That row is tied to pg-boss's `job` columns, so the queue
+ * checks them at start (JOB_COLUMNS, JobQueue.start) and refuses to start on any change: an upgrade of
+ * pg-boss fails loudly there, not as lost or malformed jobs.
+ */
+
+/** pg-boss's schema (its default, named so the one hand-written insert can address its tables). */
+export const BOSS_SCHEMA = 'pgboss';
+
+/** The columns of pg-boss 10's `job` table that jobInsertSql was written against (sorted). */
+export const EXPECTED_JOB_COLUMNS = [
+  'created_on', 'data', 'dead_letter', 'expire_in', 'id', 'keep_until', 'name', 'output', 'policy', 'priority',
+  'retry_backoff', 'retry_count', 'retry_delay', 'retry_limit', 'singleton_key', 'singleton_on', 'start_after',
+  'started_on', 'completed_on', 'state',
+].sort();
+
+export const JOB_COLUMNS = `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'job' ORDER BY column_name`;
+
+/**
+ * A run-queue job as the body of a data-modifying CTE: the same row pg-boss's send() writes for
+ * enqueueRun's options (test/runCreate.test.ts compares the two). One job per row of `gate`; `data`,
+ * `priority` and `expire` are SQL expressions (placeholders of the caller's statement).
+ */
+export function jobInsertSql(gate: string, queue: string, data: string, priority: string, expireSeconds: string): string {
+  return `INSERT INTO ${BOSS_SCHEMA}.job (id, name, data, priority, start_after, singleton_key, singleton_on, dead_letter, expire_in, keep_until, retry_limit, retry_delay, retry_backoff, policy)
+  SELECT gen_random_uuid(), q.name, ${data}::jsonb, ${priority}, now(), NULL, NULL, q.dead_letter,
+         ${expireSeconds}::numeric * interval '1s',
+         now() + CAST(COALESCE((q.retention_minutes * 60)::text, '14 days') AS interval),
+         0,
+         CASE WHEN COALESCE(q.retry_backoff, false) THEN GREATEST(q.retry_delay, 1) ELSE COALESCE(q.retry_delay, 0) END,
+         COALESCE(q.retry_backoff, false),
+         q.policy
+    FROM ${gate} CROSS JOIN ${BOSS_SCHEMA}.queue q
+   WHERE q.name = ${queue}`;
+}
+
+/** The account's other live runs (uses runs_live_by_account). $1 run. */
+export const LIVE_AHEAD = `SELECT count(*)::int AS n FROM runs
+  WHERE account_id = (SELECT account_id FROM runs WHERE id = $1) AND status IN ('QUEUED', 'RUNNING') AND id <> $1`;
+
+/** What the account is running now: standalone runs plus workflow nodes. $1 run. */
+export const RUNNING_NOW = `WITH a AS (SELECT account_id FROM runs WHERE id = $1)
+  SELECT (SELECT count(*) FROM runs r, a WHERE r.account_id = a.account_id AND r.status = 'RUNNING' AND r.kind = 'node')::int
+       + (SELECT count(*) FROM runs w JOIN node_runs n ON n.run_id = w.id, a WHERE w.account_id = a.account_id AND w.status = 'RUNNING' AND n.status = 'RUNNING')::int AS n`;
+
+/** The account's live runs as a priority (fairness.ts fairPriority), for a job inserted in its run's statement. */
+export function livePrioritySql(accountParam: string, minPriority: number): string {
+  return `(SELECT GREATEST(${minPriority}, -count(*))::int FROM runs WHERE account_id = ${accountParam}::text AND status IN ('QUEUED', 'RUNNING'))`;
+}
