@@ -6,7 +6,7 @@ import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { createServices, type Services } from './services.js';
 import { SubscriptionScheduler } from './billing/scheduler.js';
-import { NodeRunExecutor } from './runs/execution.js';
+import { ModelRunExecutor } from './runs/execution.js';
 import { EngineRunner } from './execution/engineRunner.js';
 import { EnginePools } from './execution/pools.js';
 import { LeasedTaskRunner } from './execution/leasedTask.js';
@@ -82,9 +82,9 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
     const executor = new WorkflowExecutor(database.db, services.catalog, runner, services.files, services.queue, log, tasks, workerId, {
       leaseSeconds: config.runLeaseSeconds, publicUrl: services.publicUrl, metrics,
     });
-    const nodeRunExecutor = new NodeRunExecutor(database.db, runner, services.files, services.queue, tasks, workerId, { leaseSeconds: config.runLeaseSeconds, metrics });
+    const modelRunExecutor = new ModelRunExecutor(database.db, runner, services.files, services.queue, tasks, workerId, { leaseSeconds: config.runLeaseSeconds, metrics });
     const dispatcher = new JobDispatcher(database.db, services.queue, services.notifier, tasks, {
-      executeRun: (runId) => nodeRunExecutor.execute(runId),
+      executeRun: (runId) => modelRunExecutor.execute(runId),
       advanceWorkflow: (runId) => executor.advanceAndRun(runId),
       executeNode: (runId, nodeId) => executor.executeNode(runId, nodeId),
     }, log, { concurrency: config.workerConcurrency });

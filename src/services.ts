@@ -12,7 +12,7 @@ import { Notifier } from './db/notifier.js';
 import { JobQueue } from './queue/queue.js';
 import { FileService } from './files/service.js';
 import { createBlobStore } from './files/stores.js';
-import { NodeRunService } from './runs/service.js';
+import { ModelRunService } from './runs/service.js';
 import { stampEnqueued } from './runs/sweeper.js';
 import path from 'node:path';
 import { checkUrl, OutboundError } from './net/urlGuard.js';
@@ -36,7 +36,7 @@ export interface Services {
   notifier: Notifier;
   queue: JobQueue;
   files: FileService;
-  nodeRuns: NodeRunService;
+  nodeRuns: ModelRunService;
   webhookSecrets: WebhookSecretService;
   deliveries: DeliveryService;
   workflows: WorkflowService;
@@ -72,7 +72,7 @@ export async function createServices(config: Config, db: Db, opts: { supervise?:
       throw new AppError('VALIDATION_ERROR', `body.webhook.url ${message}`, { details: [{ path: 'body.webhook.url', message }] });
     }
   };
-  const nodeRuns = new NodeRunService(db, catalog, queue, notifier, checkWebhookUrl);
+  const nodeRuns = new ModelRunService(db, catalog, queue, notifier, checkWebhookUrl);
   const workflows = new WorkflowService(db, catalog);
   return {
     workflowRuns: new WorkflowRunService(db, catalog, workflows, queue, nodeRuns, checkWebhookUrl),

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
-import { rowOf } from '../db/typed.js';
+import { rowOf, rowsOf } from '../db/typed.js';
 import { newId } from '../ids.js';
 import * as q from './queries.js';
 import type { EventPayload, EventType, WebhookConfig } from './types.js';
@@ -60,4 +60,16 @@ export async function recordEvent(tx: Queryable, e: RecordEventInput): Promise<E
   }
   await announceEvent(tx, e.runId, inserted!.id, row.delivery !== null);
   return row.payload;
+}
+
+/** An outbox row as a stream reads it: its id orders the events of a run and resumes a stream (Last-Event-ID). */
+export interface OutboxEvent {
+  id: bigint;
+  type: EventType;
+  payload: EventPayload;
+}
+
+/** A run's events after outbox id `after`, in order. */
+export function eventsAfter(db: Queryable, runId: string, after: bigint): Promise<OutboxEvent[]> {
+  return rowsOf<OutboxEvent>(db, q.EVENTS_AFTER, [runId, after]);
 }

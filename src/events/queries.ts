@@ -47,3 +47,6 @@ export const ROTATE_SECRET = `UPDATE webhook_secrets SET previous_secret = secre
 
 /** A stopping deliverer lets go of the deliveries it claimed. */
 export const RELEASE_CLAIMS = `UPDATE webhook_deliveries SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1 AND status = 'pending'`;
+
+/** A run's events after the outbox id $2, in order (an event stream's pump). */
+export const EVENTS_AFTER = `SELECT id, type, payload FROM events WHERE run_id = $1 AND id > $2 ORDER BY id`;

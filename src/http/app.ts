@@ -20,7 +20,7 @@ import { CatalogResponse, ModelEntry, ModelPricing, ModelSchema, SearchResponse,
 import { modelRoutes } from './routes/models.js';
 import { estimateRoutes } from './routes/estimates.js';
 import { deprecatedRoutes } from './routes/deprecated.js';
-import { nodeRunRoutes } from './routes/nodeRuns.js';
+import { modelRunRoutes } from './routes/modelRuns.js';
 import { fileRoutes } from './routes/files.js';
 import { ledgerRoutes } from './routes/ledger.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -104,7 +104,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   await app.register(modelRoutes, { services });
   await app.register(estimateRoutes, { services });
   await app.register(deprecatedRoutes, { services });
-  await app.register(nodeRunRoutes, { services });
+  await app.register(modelRunRoutes, { services });
   await app.register(fileRoutes, { services });
   await app.register(ledgerRoutes, { services });
   await app.register(webhookRoutes, { services });

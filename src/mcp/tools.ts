@@ -7,7 +7,7 @@ import { search } from '../catalog/search.js';
 import { modelEntry, pricingView, schemaView } from '../catalog/views.js';
 import { estimateNodes, totalMicrocredits } from '../catalog/estimate.js';
 import { balanceView } from '../billing/balanceView.js';
-import { nodeRunView } from '../runs/view.js';
+import { modelRunView } from '../runs/view.js';
 import { workflowRunView } from '../workflows/runView.js';
 import { toolCall as runTool } from './result.js';
 import fastJson from 'fast-json-stringify';
@@ -95,7 +95,7 @@ export function registerTools(server: McpServer, services: Services, principal: 
       if (err instanceof AppError && err.code === 'NOT_FOUND') return undefined;
       throw err;
     });
-    if (row) return nodeRunView(services.files, row);
+    if (row) return modelRunView(services.files, row);
     const { run, nodes } = await services.workflowRuns.get(accountId, runId);
     return workflowRunView(services.files, run, nodes, { details: true });
   }));

@@ -7,7 +7,7 @@ import type { FileService } from '../files/service.js';
 import { recordEvent } from '../events/outbox.js';
 import type { JobQueue } from '../queue/queue.js';
 import type { Metrics } from '../ops/metrics.js';
-import { finishNodeRun } from './settle.js';
+import { finishModelRun } from './settle.js';
 import { renderOutput } from './view.js';
 import * as q from './queries.js';
 
@@ -19,7 +19,7 @@ const MAX_ATTEMPTS = 3;
  * the run's own heartbeat, settle and hand-back. A worker that dies leaves a lapsed lease the sweeper
  * hands to another worker; a worker that outlives its lease finds its settle refused.
  */
-export class NodeRunExecutor {
+export class ModelRunExecutor {
   constructor(
     private readonly db: Db,
     private readonly runner: EngineRunner,
@@ -77,14 +77,14 @@ export class NodeRunExecutor {
     const done = await this.db.tx(async (tx) => {
       const stored = await this.runner.store(tx, run.account_id, run.id, outputs, { nodeType: run.node_type, subModelId: run.sub_model_id });
       const eventOutputs = (await renderOutput(this.files, stored, tx)).output;
-      return finishNodeRun(tx, { runId: run.id, status: 'COMPLETED', output: stored, leaseOwner: this.workerId, from: ['RUNNING'], eventOutputs });
+      return finishModelRun(tx, { runId: run.id, status: 'COMPLETED', output: stored, leaseOwner: this.workerId, from: ['RUNNING'], eventOutputs });
     });
     this.observe(done);
     return done !== undefined;
   }
 
   private async settleFailure(runId: string, message: string, errorCode: RunErrorCode | null): Promise<boolean> {
-    const done = await this.db.tx((tx) => finishNodeRun(tx, { runId, status: 'FAILED', error: message.slice(0, 2000), errorCode, leaseOwner: this.workerId, from: ['RUNNING'] }));
+    const done = await this.db.tx((tx) => finishModelRun(tx, { runId, status: 'FAILED', error: message.slice(0, 2000), errorCode, leaseOwner: this.workerId, from: ['RUNNING'] }));
     this.observe(done);
     return done !== undefined;
   }

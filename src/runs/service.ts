@@ -15,13 +15,13 @@ import { priceMicrocredits } from '../pricing/price.js';
 import { parseWebhookConfig } from '../events/webhookConfig.js';
 import { NODE_RUN_EVENTS } from '../events/types.js';
 import type { JobQueue } from '../queue/queue.js';
-import { finishNodeRun } from './settle.js';
+import { finishModelRun } from './settle.js';
 import { checkInlineAudio } from './inlineAudio.js';
 import * as q from './queries.js';
 import { fairPrioritySql } from '../queue/fairness.js';
 
 /** A model run to create: the request body of POST /v1/nodes/{nodeType}/run plus what the route reads from the path and headers. */
-export type CreateNodeRun = Static<typeof CreateNodeRunBody> & {
+export type CreateModelRun = Static<typeof CreateNodeRunBody> & {
   accountId: string;
   nodeType: string;
   idempotencyKey?: string;
@@ -38,7 +38,7 @@ export interface CreatedRun {
 
 
 /** Standalone model runs: creation (price → reserve → insert → enqueue in one transaction), reads, cancel. */
-export class NodeRunService {
+export class ModelRunService {
   constructor(
     private readonly db: Db,
     private readonly catalog: Catalog,
@@ -48,7 +48,7 @@ export class NodeRunService {
     private readonly checkWebhookUrl: (url: string) => Promise<void>,
   ) {}
 
-  async create(c: CreateNodeRun): Promise<CreatedRun> {
+  async create(c: CreateModelRun): Promise<CreatedRun> {
     // No subModelId: the model's default mode; the mode may also be named inside the input (hosted clients).
     const call = this.catalog.resolveCall(c.nodeType, c.subModelId, c.input ?? {}, { inputPath: 'body.input' });
     const resolved = call.resolved;
@@ -139,7 +139,7 @@ export class NodeRunService {
 
   async cancelById(runId: string, reason: string): Promise<boolean> {
     return this.db.tx(async (tx) => {
-      const done = await finishNodeRun(tx, { runId, status: 'CANCELED', error: reason, leaseOwner: null, from: ['QUEUED', 'RUNNING'] });
+      const done = await finishModelRun(tx, { runId, status: 'CANCELED', error: reason, leaseOwner: null, from: ['QUEUED', 'RUNNING'] });
       if (done) await notify(tx, CHANNELS.cancel, runId);
       return done !== undefined;
     });

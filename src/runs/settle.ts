@@ -27,7 +27,7 @@ export interface FinishInput {
  * or nothing happens; only when it moved is the hold captured (success) or released (failure, cancel), the
  * event written and the run's end announced. Returns the finished row, or undefined if it was not ours to finish.
  */
-export async function finishNodeRun(tx: Queryable, f: FinishInput): Promise<any | undefined> {
+export async function finishModelRun(tx: Queryable, f: FinishInput): Promise<any | undefined> {
   // Lock the row first so the hold we read is the one we settle.
   const before = (await tx.query(`SELECT reserved_microcredits FROM runs WHERE id = $1 FOR UPDATE`, [f.runId])).rows[0];
   if (!before) return undefined;

@@ -6,7 +6,7 @@ import { renderOutput } from '../files/render.js';
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** The standalone run record (api-decisions.md, "Runs"). */
-export async function nodeRunView(files: FileService, run: any) {
+export async function modelRunView(files: FileService, run: any) {
   const { output, files: fileViews } = await renderOutput(files, run.output);
   return {
     id: run.id as string,

@@ -10,6 +10,11 @@ import { entrySql, settleHoldSql } from '../ledger/queries.js';
  */
 export const RUN_PLAN = `SELECT account_id, workflow_id, webhook, input, cancel_after, graph FROM runs WHERE id = $1 AND kind = 'workflow'`;
 
+/** The node rows of some workflow runs. */
+export const NODE_RUNS_OF = `SELECT * FROM node_runs WHERE run_id = ANY($1)`;
+/** Runs of the account among these ids. */
+export const RUNS_OF_ACCOUNT = `SELECT * FROM runs WHERE id = ANY($1) AND account_id = $2`;
+
 /** A new workflow run, QUEUED and holding its estimate ($5). */
 export const INSERT_RUN = `INSERT INTO runs (id, account_id, kind, workflow_id, status, input, estimated_microcredits, reserved_microcredits, webhook, cancel_after, graph)
   VALUES ($1, $2, 'workflow', $3, 'QUEUED', $4, $5, $5, $6, CASE WHEN $7::int IS NULL THEN NULL ELSE now() + make_interval(secs => $7) END, $8) RETURNING *`;

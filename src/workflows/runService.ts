@@ -87,13 +87,18 @@ export class WorkflowRunService {
 
   async get(accountId: string, runId: string): Promise<{ run: any; nodes: any[] }> {
     const run = await this.nodeRuns.get(accountId, runId, 'workflow');
-    const nodes = (await this.db.query(`SELECT * FROM node_runs WHERE run_id = $1`, [runId])).rows;
+    const nodes = (await this.db.query(q.NODE_RUNS_OF, [[runId]])).rows;
     return { run, nodes };
   }
 
+  /** The node rows of these runs (a list page's runs). */
+  async nodesOf(runIds: string[]): Promise<any[]> {
+    return (await this.db.query(q.NODE_RUNS_OF, [runIds])).rows;
+  }
+
   async batch(accountId: string, ids: string[]): Promise<Array<{ run: any; nodes: any[] }>> {
-    const runs = (await this.db.query(`SELECT * FROM runs WHERE id = ANY($1) AND account_id = $2`, [ids, accountId])).rows;
-    const nodes = (await this.db.query(`SELECT * FROM node_runs WHERE run_id = ANY($1)`, [runs.map((r) => r.id)])).rows;
+    const runs = (await this.db.query(q.RUNS_OF_ACCOUNT, [ids, accountId])).rows;
+    const nodes = await this.nodesOf(runs.map((r) => r.id));
     const order = new Map(ids.map((id, i) => [id, i]));
     return runs.sort((a, b) => order.get(a.id)! - order.get(b.id)!).map((run) => ({ run, nodes: nodes.filter((n) => n.run_id === run.id) }));
   }

@@ -6,6 +6,7 @@ import { CHANNELS } from '../../db/notifier.js';
 import { principalOf } from '../plugins/auth.js';
 import { KeyStreams, type EndStream } from '../keyStreams.js';
 import { AppError } from '../../errors.js';
+import { eventsAfter } from '../../events/outbox.js';
 
 const TERMINAL = new Set(['run.completed', 'run.failed', 'run.canceled']);
 
@@ -71,7 +72,7 @@ export async function streamRunEvents(services: Services, req: FastifyRequest, r
   const pump = () => {
     pumping = pumping.then(async () => {
       if (closed) return;
-      const rows = (await services.db.query(`SELECT id, type, payload FROM events WHERE run_id = $1 AND id > $2 ORDER BY id`, [runId, last])).rows;
+      const rows = await eventsAfter(services.db, runId, last);
       for (const row of rows) {
         if (closed) return;
         last = row.id;

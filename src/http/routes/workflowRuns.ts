@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { parseCancelAfter, parsePreferWait } from '../runHeaders.js';
+import { answerCreatedRun } from '../createdRun.js';
 import { workflowRunView } from '../../workflows/runView.js';
 import { principalOf } from '../plugins/auth.js';
 import { type TypedApp, withErrors } from '../schemas/common.js';
@@ -40,17 +41,11 @@ export async function workflowRunRoutes(app: TypedApp, { services }: { services:
       accountId, workflowId: body.workflowId, values: body.values, webhook: body.webhook,
       idempotencyKey: header(req, 'idempotency-key'), cancelAfterSeconds: parseCancelAfter(header(req, 'cancel-after')),
     });
-    if (replayed) reply.header('Idempotent-Replayed', 'true');
-    reply.header('Location', `/v1/runs/${run.id}`);
-    if (wait !== undefined) {
-      await services.nodeRuns.waitForEnd(run.id, wait);
-      const v = await view(accountId, run.id);
-      reply.header('Preference-Applied', `wait=${wait}`);
-      return reply.code(['COMPLETED', 'FAILED', 'CANCELED'].includes(v.status) ? 200 : 202).send({ runId: v.id, ...v });
-    }
-    // The first answer, also to a replay (api-decisions: same key + same body → the first answer again):
-    // every run is created QUEUED, whatever it has become since.
-    return reply.code(202).send({ runId: run.id, status: 'QUEUED', estimatedCredits: Number(run.estimated_microcredits) });
+    return answerCreatedRun(reply, {
+      run, replayed, location: `/v1/runs/${run.id}`, wait,
+      waitForEnd: (id, s) => services.nodeRuns.waitForEnd(id, s),
+      view: () => view(accountId, run.id),
+    });
   });
 
   app.get('/v1/runs/:runId', {
@@ -81,7 +76,7 @@ export async function workflowRunRoutes(app: TypedApp, { services }: { services:
   }, async (req) => {
     const accountId = acct(req);
     const page = await runs.list(accountId, req.query);
-    const nodes = (await services.db.query(`SELECT * FROM node_runs WHERE run_id = ANY($1)`, [page.runs.map((r) => r.id)])).rows;
+    const nodes = await runs.nodesOf(page.runs.map((r) => r.id));
     return {
       items: await Promise.all(page.runs.map((r) => workflowRunView(services.files, r, nodes.filter((n) => n.run_id === r.id), { details: false }))),
       nextCursor: page.nextCursor,

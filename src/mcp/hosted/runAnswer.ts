@@ -1,7 +1,7 @@
 import { AppError } from '../../errors.js';
 import { renderOutput } from '../../files/render.js';
 import type { FileView } from '../../files/service.js';
-import { nodeRunView } from '../../runs/view.js';
+import { modelRunView } from '../../runs/view.js';
 import { workflowRunView } from '../../workflows/runView.js';
 import type { ToolAnswer } from '../result.js';
 import type { ToolContext } from './context.js';
@@ -40,7 +40,7 @@ export async function runTypeOf(ctx: ToolContext, runId: string): Promise<RunTyp
 
 export async function modelRunAnswer(ctx: ToolContext, runId: string): Promise<ToolAnswer> {
   const row = await ctx.services.nodeRuns.get(ctx.accountId, runId);
-  const v = await nodeRunView(ctx.services.files, row);
+  const v = await modelRunView(ctx.services.files, row);
   const assets = v.files.map(asset);
   const still = !isTerminal(v.status);
   const lines = [

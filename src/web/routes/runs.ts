@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { AppError } from '../../errors.js';
-import { nodeRunView, renderOutput } from '../../runs/view.js';
+import { modelRunView, renderOutput } from '../../runs/view.js';
 import { workflowRunView } from '../../workflows/runView.js';
 import type { Graph } from '../../workflows/types.js';
 import { actingPrincipal, pageContext, sendHtml, signedIn } from '../context.js';
@@ -36,7 +36,7 @@ export async function runRoutes(app: FastifyInstance, { services }: { services: 
   app.get('/runs/:runId', async (req, reply) => {
     const ctx = await pageContext(services, req);
     const found = await findRun(services, actingPrincipal(ctx.user).accountId, (req.params as { runId: string }).runId);
-    if (found.kind === 'node') return sendHtml(reply, nodeRunPage(ctx, { run: await nodeRunView(services.files, found.run) }));
+    if (found.kind === 'node') return sendHtml(reply, nodeRunPage(ctx, { run: await modelRunView(services.files, found.run) }));
 
     const { run, nodes } = found;
     const graph: Graph = withLabels(run.graph ?? { nodes: [], edges: [] }, (t) => services.catalog.model(t)?.name);

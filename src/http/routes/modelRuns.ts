@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { parseCancelAfter, parsePreferWait } from '../runHeaders.js';
-import { nodeRunView } from '../../runs/view.js';
+import { answerCreatedRun } from '../createdRun.js';
+import { modelRunView } from '../../runs/view.js';
 import { principalOf } from '../plugins/auth.js';
 import { type TypedApp, withErrors } from '../schemas/common.js';
 import { CreateNodeRunBody, NodeRunCreated, NodeRunSchema, RunCreatedSchema } from '../../contract/runs.js';
@@ -14,7 +15,7 @@ const header = (req: FastifyRequest, name: string): string | undefined => {
 };
 
 /** Standalone model runs (spec 4.6 + api-decisions "Runs"). */
-export async function nodeRunRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
+export async function modelRunRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
   const tags = ['nodes'];
   const runs = services.nodeRuns;
 
@@ -44,27 +45,20 @@ export async function nodeRunRoutes(app: TypedApp, { services }: { services: Ser
       idempotencyKey: header(req, 'idempotency-key'),
       cancelAfterSeconds: parseCancelAfter(header(req, 'cancel-after')),
     });
-    if (replayed) reply.header('Idempotent-Replayed', 'true');
-    reply.header('Location', `/v1/nodes/runs/${run.id}`);
-    if (wait !== undefined) {
-      await runs.waitForEnd(run.id, wait);
-      const view = await nodeRunView(services.files, await runs.get(principal.accountId, run.id));
-      const ended = view.status === 'COMPLETED' || view.status === 'FAILED' || view.status === 'CANCELED';
-      reply.header('Preference-Applied', `wait=${wait}`);
-      return reply.code(ended ? 200 : 202).send({ runId: view.id, ...view });
-    }
-    // The first answer, also to a replay (api-decisions: same key + same body → the first answer again):
-    // every run is created QUEUED, whatever it has become since.
-    return reply.code(202).send({ runId: run.id, status: 'QUEUED', estimatedCredits: Number(run.estimated_microcredits) });
+    return answerCreatedRun(reply, {
+      run, replayed, location: `/v1/nodes/runs/${run.id}`, wait,
+      waitForEnd: (id, s) => runs.waitForEnd(id, s),
+      view: async () => modelRunView(services.files, await runs.get(principal.accountId, run.id)),
+    });
   });
 
   app.get('/v1/nodes/runs/:runId', {
     schema: { tags, summary: 'Get standalone model run status and output', params: RunIdParams, response: withErrors({ 200: Type.Ref(NodeRunSchema) }, [404]) },
-  }, async (req) => nodeRunView(services.files, await runs.get(principalOf(req).accountId, req.params.runId)));
+  }, async (req) => modelRunView(services.files, await runs.get(principalOf(req).accountId, req.params.runId)));
 
   app.post('/v1/nodes/runs/:runId/cancel', {
     schema: { tags, summary: 'Cancel a standalone model run', params: RunIdParams, response: withErrors({ 200: Type.Ref(NodeRunSchema) }, [404]) },
-  }, async (req) => nodeRunView(services.files, await runs.cancel(principalOf(req).accountId, req.params.runId)));
+  }, async (req) => modelRunView(services.files, await runs.cancel(principalOf(req).accountId, req.params.runId)));
 
   app.get('/v1/nodes/runs', {
     schema: {
@@ -75,7 +69,7 @@ export async function nodeRunRoutes(app: TypedApp, { services }: { services: Ser
   }, async (req) => {
     const { cursor, limit } = req.query;
     const page = await runs.list(principalOf(req).accountId, cursor, limit);
-    return { items: await Promise.all(page.runs.map((r) => nodeRunView(services.files, r))), nextCursor: page.nextCursor };
+    return { items: await Promise.all(page.runs.map((r) => modelRunView(services.files, r))), nextCursor: page.nextCursor };
   });
 }
 
