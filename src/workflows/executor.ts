@@ -13,8 +13,9 @@ import type { EngineOutputs } from '../engines/types.js';
 import type { LeasedTaskRunner } from '../execution/leasedTask.js';
 import { renderOutput } from '../files/render.js';
 import type { Metrics } from '../ops/metrics.js';
-import { cacheKey, mapFileRefs, nodeInput } from './inputs.js';
-import { chargeReadyNode, nodePriceIfAny } from './nodeCharge.js';
+import { mapFileRefs } from './inputs.js';
+import { hasFiles, prepareNode } from './prepareNode.js';
+import { chargeReadyNode } from './nodeCharge.js';
 import type { GraphNode } from './types.js';
 import * as q from './queries.js';
 import { allEnded, nextStep } from './readySet.js';
@@ -183,22 +184,15 @@ export class WorkflowExecutor {
         }
         const missing = (plan.preds.get(node.id) ?? []).filter((p) => statuses.get(p) === 'COMPLETED' && !outputs.has(p));
         if (missing.length) for (const r of (await tx.query(q.NODE_OUTPUTS, [runId, missing])).rows) outputs.set(r.node_id, r.output ?? {});
-        const mode = this.modeOf(node);
-        const withRefs = nodeInput(plan.graph, node, mode, plan.input, outputs);
-        let input: Record<string, unknown>;
-        try {
-          // Validate with files as URLs (as the engine will see them); keep references for storage and the cache key.
-          input = this.catalog.validateInput(mode, mapFileRefs(withRefs, (id) => this.ownUrl(id)), { path: `nodes.${node.id}.input` });
-        } catch (err) {
-          await end(node, state, 'FAILED', { error: (err as Error).message, input: withRefs });
+        const prepared = (await prepareNode(this.catalog, plan, node, outputs, { url: (id) => this.ownUrl(id), shas: (refs) => fileShas(tx, refs) }))!;
+        if (!prepared.ok) {
+          await end(node, state, 'FAILED', { error: prepared.error, input: prepared.withRefs });
           continue;
         }
-        const shas = await fileShas(tx, withRefs);
-        // node_runs.sub_model_id is the graph's, null when it has none: the key is the one earlier runs stored.
-        const key = cacheKey(node.type, node.subModelId ?? null, { ...input, ...withRefs }, (id) => shas.get(id) ?? id);
+        const { mode, withRefs, input, key } = prepared;
         let hit: Record<string, unknown> | undefined;
         const leaseHere = claimNext && !advanced.next;
-        if (leaseHere && nodePriceIfAny(mode, input) === state.held) {
+        if (leaseHere && prepared.price === state.held) {
           // The node this worker runs next, its hold already its price: cache lookup and claim in one statement.
           const r = (await queryPrepared(tx, 'atelier_claim_ready_node', q.CLAIM_READY_NODE_UNLESS_CACHED,
             [runId, node.id, withRefs, key, state.held, this.workerId, this.opts.leaseSeconds, plan.accountId])).rows[0];
@@ -408,23 +402,13 @@ export class WorkflowExecutor {
    * will have, all known here already. None when its input refers to files (the cache key takes their
    * content hashes, from the database) or does not validate or price: the advance then deals with it.
    */
-  private leaseCandidate(plan: RunPlan, nodeId: string, output: Record<string, unknown>): LeaseCandidate | undefined {
+  private async leaseCandidate(plan: RunPlan, nodeId: string, output: Record<string, unknown>): Promise<LeaseCandidate | undefined> {
     const node = (plan.succs.get(nodeId) ?? []).find((n) => plan.preds.get(n.id)!.every((p) => p === nodeId || !plan.runs.has(p)));
     if (!node) return undefined;
-    const mode = this.modeOf(node);
-    const withRefs = nodeInput(plan.graph, node, mode, plan.input, new Map([[nodeId, output]]));
-    let files = false;
-    mapFileRefs(withRefs, () => (files = true));
-    if (files) return undefined;
-    let input: Record<string, unknown>;
-    try {
-      input = this.catalog.validateInput(mode, withRefs, { path: `nodes.${node.id}.input` });
-    } catch {
-      return undefined;
-    }
-    const price = nodePriceIfAny(mode, input);
-    if (price === undefined) return undefined;
-    return { nodeId: node.id, input, withRefs, key: cacheKey(node.type, node.subModelId ?? null, { ...input, ...withRefs }, (id) => id), price };
+    // No database here: a node whose input refers to files is left to the advance.
+    const p = await prepareNode(this.catalog, plan, node, new Map([[nodeId, output]]), { url: (id) => this.ownUrl(id), shas: async (refs) => (hasFiles(refs) ? undefined : new Map()) });
+    if (!p?.ok || p.price === undefined) return undefined;
+    return { nodeId: node.id, input: p.input, withRefs: p.withRefs, key: p.key, price: p.price };
   }
 
   /**
@@ -445,7 +429,7 @@ export class WorkflowExecutor {
         : { type: 'node.failed', data: { nodeId, nodeType: task.node_type, status: end.status }, error: end.error }),
     });
     const claimNext = advance && this.tasks.accepting;
-    const candidate = claimNext && output && runStatus === 'RUNNING' ? this.leaseCandidate(plan, nodeId, output) : undefined;
+    const candidate = claimNext && output && runStatus === 'RUNNING' ? await this.leaseCandidate(plan, nodeId, output) : undefined;
     const row: SettledNode | undefined = await queryPrepared(tx, 'atelier_settle_node', q.SETTLE_NODE, [
       plan.runId, nodeId, end.status, output === undefined ? null : JSON.stringify(output),
       end.status === 'FAILED' ? end.error : null, this.workerId, end.status === 'FAILED' ? end.errorCode : null,

@@ -59,9 +59,19 @@ export const CLAIM_NODE = `UPDATE node_runs nr SET status = 'RUNNING', attempts 
  * Its start is recorded by START_NODE when the worker actually starts it; if the worker dies first, the
  * lease lapses and the sweeper re-queues it like any node whose worker died. $5 price, $6 worker, $7 lease s.
  */
-export const CLAIM_READY_NODE = `UPDATE node_runs SET status = 'RUNNING', input = $3, cache_key = $4, reserved_microcredits = $5, priced_microcredits = $5,
-        attempts = attempts + 1, lease_owner = $6, lease_expires_at = now() + make_interval(secs => $7)
-  WHERE run_id = $1 AND node_id = $2 AND status = 'PENDING'`;
+export const CLAIM_READY_NODE = leaseReadyNodeSql({ run: '$1::text', node: '$2::text', input: '$3::jsonb', key: '$4::text', price: '$5::bigint', worker: '$6::text', seconds: '$7::int' });
+
+/**
+ * The one lease of a ready node to a worker (CLAIM_READY_NODE, CLAIM_READY_NODE_UNLESS_CACHED and
+ * SETTLE_NODE's `leased` are all this): a PENDING node moves to RUNNING with the input it runs with, its
+ * cache key, its price as its hold, and a lease. `where` adds the caller's conditions.
+ */
+export function leaseReadyNodeSql(p: { run: string; node: string; input: string; key: string; price: string; worker: string; seconds: string }, from?: string, where = 'true'): string {
+  return `UPDATE node_runs c SET status = 'RUNNING', input = ${p.input}, cache_key = ${p.key}, reserved_microcredits = ${p.price}, priced_microcredits = ${p.price},
+         attempts = c.attempts + 1, lease_owner = ${p.worker}, lease_expires_at = now() + make_interval(secs => ${p.seconds})${from ? `
+    FROM ${from}` : ''}
+   WHERE c.run_id = ${p.run} AND c.node_id = ${p.node} AND c.status = 'PENDING' AND ${where}`;
+}
 
 /**
  * CLAIM_READY_NODE unless the node cache holds an output for its key, in one statement with the cache
@@ -73,10 +83,8 @@ export const CLAIM_READY_NODE_UNLESS_CACHED = `
 WITH hit AS (
   ${cacheLookupSql('$8', '$4')}
 ), claimed AS (
-  UPDATE node_runs SET status = 'RUNNING', input = $3, cache_key = $4, reserved_microcredits = $5, priced_microcredits = $5,
-         attempts = attempts + 1, lease_owner = $6, lease_expires_at = now() + make_interval(secs => $7)
-   WHERE run_id = $1 AND node_id = $2 AND status = 'PENDING' AND NOT EXISTS (SELECT 1 FROM hit)
-  RETURNING node_id
+  ${leaseReadyNodeSql({ run: '$1::text', node: '$2::text', input: '$3::jsonb', key: '$4::text', price: '$5::bigint', worker: '$6::text', seconds: '$7::int' }, undefined, 'NOT EXISTS (SELECT 1 FROM hit)')}
+  RETURNING c.node_id
 )
 SELECT (SELECT output FROM hit) AS cached, EXISTS (SELECT 1 FROM claimed) AS claimed`;
 
@@ -152,12 +160,8 @@ WITH o AS (
 ), stamp AS (
   UPDATE runs SET enqueued_at = now() FROM settled WHERE runs.id = $1 AND $16::boolean
 ), leased AS (
-  UPDATE node_runs c SET status = 'RUNNING', input = $18::jsonb, cache_key = $19::text, reserved_microcredits = $20::bigint, priced_microcredits = $20::bigint,
-         attempts = c.attempts + 1, lease_owner = $6::text, lease_expires_at = now() + make_interval(secs => $21::int)
-    FROM settled s
-   WHERE c.run_id = $1 AND c.node_id = $17::text AND s.status = 'COMPLETED'
-     AND c.status = 'PENDING' AND c.reserved_microcredits = $20::bigint
-     AND NOT EXISTS (${cacheLookupSql('$8::text', '$19::text')})
+  ${leaseReadyNodeSql({ run: '$1', node: '$17::text', input: '$18::jsonb', key: '$19::text', price: '$20::bigint', worker: '$6::text', seconds: '$21::int' }, 'settled s',
+    `s.status = 'COMPLETED' AND c.reserved_microcredits = $20::bigint AND NOT EXISTS (${cacheLookupSql('$8::text', '$19::text')})`)}
   RETURNING c.node_id
 )
 SELECT s.node_id, s.node_type, s.status, s.started_at, s.finished_at, (SELECT id FROM event) AS event_row, (SELECT node_id FROM leased) AS leased,
