@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { MAX_NODES } from '../catalog/estimate.js';
 
 /** Response schemas of the model discovery endpoints (api-decisions.md, "Models"). */
 /** How a model works (api-decisions.md): ml, tool, procedural or remote. */
@@ -190,6 +189,8 @@ export const Estimate = Type.Object({
 });
 
 /** POST /v1/workflows/estimate-credits. */
+/** The most nodes one estimate request may price (TOO_MANY_NODES past it). */
+export const MAX_NODES = 100;
 // No maxItems in the schema: more than MAX_NODES nodes is its own error code (TOO_MANY_NODES), not a schema failure.
 export const NodesEstimateBody = Type.Object({ nodes: Type.Array(EstimateNode, { description: `Node configurations, at most ${MAX_NODES}` }) });
 
