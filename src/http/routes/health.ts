@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
 import { AppError } from '../../errors.js';
-import { sendError } from '../errorBody.js';
+import { sendError } from '../../errorReplies/body.js';
 
 /** Liveness and readiness probes: public, and answered only while the database answers. */
 export async function healthRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
