@@ -181,7 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     accountConcurrency: intFrom(env, 'ATELIER_ACCOUNT_CONCURRENCY', 8, 0, 10_000),
     // Webhook attempts in flight to one destination (scheme://host:port) across all deliverers (events/fairDelivery.ts).
     deliveryPerDestination: intFrom(env, 'ATELIER_DELIVERY_PER_DESTINATION', 8, 1, 256),
-    // Event streams obey their key (http/keyStreams.ts): open streams per key, and how often keys are re-checked.
+    // Event streams obey their key (keys/streams.ts): open streams per key, and how often keys are re-checked.
     streamsPerKey: intFrom(env, 'ATELIER_STREAMS_PER_KEY', 25, 1, 10_000),
     streamKeyCheckMs: intFrom(env, 'ATELIER_STREAM_KEY_CHECK_MS', 2000, 50, 60_000),
     catalogRequiresKey: env.ATELIER_CATALOG_REQUIRES_KEY === '1',

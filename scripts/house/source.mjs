@@ -221,7 +221,7 @@ export function backUpArrows(graph) {
   return out;
 }
 
-const STATEMENT = /^\s*\(?\s*(SELECT|INSERT\s+INTO|UPDATE|DELETE\s+FROM|WITH\s+\w+\s+AS|LOCK\s+TABLE|CREATE|ALTER|DROP|TRUNCATE|NOTIFY|LISTEN|UNLISTEN|VALUES)\b/;
+const STATEMENT = /^\s*\(?\s*(SELECT|INSERT\s+INTO|UPDATE|DELETE\s+FROM|WITH\s+\w+\s+AS|LOCK\s+TABLE|CREATE|ALTER|DROP|TRUNCATE|NOTIFY|LISTEN|UNLISTEN|VALUES)\s+\S/;
 const FRAGMENT = /\$\d+[\s\S]*\b(WHERE|AND|FROM|SET|VALUES|JOIN|RETURNING|ORDER BY)\b|\b(WHERE|AND|FROM|SET|VALUES|JOIN|RETURNING|ORDER BY)\b[\s\S]*\$\d+/;
 const TRANSACTION = /^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b[\s\w]*$/;
 
@@ -240,16 +240,19 @@ export function sqlLiterals(text) {
   return scan(text).strings.filter((s) => isSql(s.text)).map((s) => ({ ...s, lines: s.text.trim().split('\n').length }));
 }
 
-/** Tables a piece of SQL writes (INSERT INTO, UPDATE … SET, DELETE FROM), lower case, schema kept (`pgboss.job`). */
+/**
+ * Tables a piece of SQL writes (INSERT INTO, UPDATE … SET, DELETE FROM), lower case, schema kept. A schema
+ * interpolated into the text (`${BOSS_SCHEMA}.job`, pg-boss's own tables) reads as `*` (`*.job`).
+ */
 export function writtenTables(sql) {
   const out = new Set();
-  const name = '([A-Za-z_][\\w]*(?:\\.[A-Za-z_][\\w]*)?)';
+  const name = '((?:\\$x|[A-Za-z_][\\w]*)(?:\\.[A-Za-z_][\\w]*)?)';
   for (const m of sql.matchAll(new RegExp(`\\bINSERT\\s+INTO\\s+${name}`, 'gi'))) out.add(m[1].toLowerCase());
   for (const m of sql.matchAll(new RegExp(`\\bDELETE\\s+FROM\\s+${name}`, 'gi'))) out.add(m[1].toLowerCase());
   for (const m of sql.matchAll(new RegExp(`\\bUPDATE\\s+${name}(?:\\s+(?:AS\\s+)?([A-Za-z_]\\w*))?\\s+SET\\b`, 'gi'))) {
     if (!/^(set)$/i.test(m[1])) out.add(m[1].toLowerCase());
   }
-  return [...out].sort();
+  return [...out].map((t) => t.replace(/^\$x\./, '*.')).filter((t) => t !== '$x').sort();
 }
 
 /** Whether a piece of SQL reads or writes the `runs` table. */
