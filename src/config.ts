@@ -1,7 +1,4 @@
 import path from 'node:path';
-import { parseSchedule } from './events/retrySchedule.js';
-import { blobStoreConfigFrom, type BlobStoreConfig } from './files/storeConfig.js';
-import { executionLimitsFromEnv, type ExecutionLimits } from './execution/limits.js';
 
 /** Every setting the service reads from its environment, parsed once and typed. */
 export interface Config {
@@ -65,7 +62,7 @@ export interface Config {
   streamsPerKey: number;
   /** How often each API process re-checks the keys of its open streams (revoked or expired ones end). */
   streamKeyCheckMs: number;
-  /** Limits of engine child processes (src/execution/limits.ts). */
+  /** Limits of engine child processes (below, executionLimitsFromEnv). */
   engineLimits: ExecutionLimits;
   /** What one account may store, how fast it may upload, and the free space the artifact store leaves alone (src/files/service.ts). */
   storage: StorageLimits;
@@ -184,7 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     accountConcurrency: intFrom(env, 'ATELIER_ACCOUNT_CONCURRENCY', 8, 0, 10_000),
     // Webhook attempts in flight to one destination (scheme://host:port) across all deliverers (events/fairDelivery.ts).
     deliveryPerDestination: intFrom(env, 'ATELIER_DELIVERY_PER_DESTINATION', 8, 1, 256),
-    // Event streams obey their key (http/keyStreams.ts): open streams per key, and how often keys are re-checked.
+    // Event streams obey their key (keys/streams.ts): open streams per key, and how often keys are re-checked.
     streamsPerKey: intFrom(env, 'ATELIER_STREAMS_PER_KEY', 25, 1, 10_000),
     streamKeyCheckMs: intFrom(env, 'ATELIER_STREAM_KEY_CHECK_MS', 2000, 50, 60_000),
     catalogRequiresKey: env.ATELIER_CATALOG_REQUIRES_KEY === '1',
@@ -219,4 +216,126 @@ export function parseTrustProxy(value: string | undefined): boolean | string {
   if (v.toLowerCase() === 'true') return true;
   if (/^\d+$/.test(v)) throw new ConfigError('ATELIER_TRUST_PROXY must list the proxies\' addresses or CIDRs (e.g. 10.0.0.0/8), or be true; a hop count is not accepted');
   return v.split(',').map((s) => s.trim()).filter(Boolean).join(',');
+}
+
+// The settings below have parsers of their own; they live here so that config.ts imports nothing of ours
+// (it sits on the bottom floor of the house, docs/design.md).
+
+/**
+ * Delivery retry timing (Standard Webhooks' schedule by default): the delays, in seconds, before each
+ * attempt after the first. Pure.
+ */
+export const DEFAULT_SCHEDULE = [0, 5, 300, 1800, 7200, 18_000, 36_000, 50_400, 72_000, 86_400];
+
+export function parseSchedule(raw: string | undefined): number[] {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_SCHEDULE;
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.length > 50 || parts.some((p) => !/^\d{1,7}(\.\d+)?$/.test(p))) {
+    throw new Error('ATELIER_WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds, e.g. 0,5,300');
+  }
+  return parts.map(Number);
+}
+
+/** Which artifact store a process uses, read from its environment (see docs/deploy.md, "Artifact storage"). */
+export interface BlobStoreConfig {
+  /** ATELIER_BLOB_STORE: `local` (DATA_DIR/files, the default) or `s3`. */
+  kind: 'local' | 's3';
+  s3: {
+    bucket: string;
+    /** ATELIER_S3_ENDPOINT: for S3-compatible servers (MinIO, R2, GCS…); undefined: AWS's own endpoint for the region. */
+    endpoint: string | undefined;
+    region: string;
+    /** ATELIER_S3_FORCE_PATH_STYLE=1: `endpoint/bucket/key` instead of `bucket.endpoint/key` (MinIO and most self-hosted servers). */
+    forcePathStyle: boolean;
+    /** ATELIER_S3_PREFIX: keys start with it (e.g. `atelier/`), so one bucket can hold several deployments. */
+    prefix: string;
+  } | undefined;
+  /**
+   * ATELIER_FILES_REDIRECT=presigned: a download by signed URL is answered with a redirect to a short-lived
+   * presigned object URL (the bytes then bypass the API). `none` (default): the API streams the bytes.
+   */
+  redirect: 'none' | 'presigned';
+  /** ATELIER_FILES_REDIRECT_TTL_SECONDS: how long a presigned URL stays valid (default 300). */
+  redirectTtlSeconds: number;
+}
+
+/** Parses the blob-store settings; throws an Error whose message names the setting at fault. Pure. */
+export function blobStoreConfigFrom(env: NodeJS.ProcessEnv): BlobStoreConfig {
+  const kind = (env.ATELIER_BLOB_STORE || 'local').toLowerCase();
+  if (kind !== 'local' && kind !== 's3') throw new Error(`ATELIER_BLOB_STORE must be "local" or "s3", got "${env.ATELIER_BLOB_STORE}"`);
+  const redirect = (env.ATELIER_FILES_REDIRECT || 'none').toLowerCase();
+  if (redirect !== 'none' && redirect !== 'presigned') throw new Error(`ATELIER_FILES_REDIRECT must be "none" or "presigned", got "${env.ATELIER_FILES_REDIRECT}"`);
+  if (redirect === 'presigned' && kind !== 's3') throw new Error('ATELIER_FILES_REDIRECT=presigned needs ATELIER_BLOB_STORE=s3');
+  const ttlRaw = env.ATELIER_FILES_REDIRECT_TTL_SECONDS || '300';
+  const ttl = Number(ttlRaw);
+  if (!Number.isInteger(ttl) || ttl < 10 || ttl > 7 * 86_400) throw new Error(`ATELIER_FILES_REDIRECT_TTL_SECONDS must be an integer from 10 to 604800, got "${ttlRaw}"`);
+  let s3: BlobStoreConfig['s3'];
+  if (kind === 's3') {
+    const bucket = env.ATELIER_S3_BUCKET ?? '';
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new Error(`ATELIER_BLOB_STORE=s3 needs ATELIER_S3_BUCKET, a bucket name (3–63 of a-z 0-9 . -), got "${bucket}"`);
+    const endpoint = env.ATELIER_S3_ENDPOINT || undefined;
+    if (endpoint) {
+      let u: URL | undefined;
+      try {
+        u = new URL(endpoint);
+      } catch {
+        u = undefined;
+      }
+      if (!u || !/^https?:$/.test(u.protocol)) throw new Error(`ATELIER_S3_ENDPOINT must be an http(s) URL, got "${endpoint}"`);
+    }
+    const prefix = env.ATELIER_S3_PREFIX ?? '';
+    if (prefix && !/^[A-Za-z0-9._\-/]{1,200}\/$/.test(prefix)) throw new Error('ATELIER_S3_PREFIX must be letters, digits, . _ - / and end with /');
+    s3 = {
+      bucket, endpoint,
+      region: env.ATELIER_S3_REGION || env.AWS_REGION || 'us-east-1',
+      forcePathStyle: env.ATELIER_S3_FORCE_PATH_STYLE === '1' || env.ATELIER_S3_FORCE_PATH_STYLE === 'true',
+      prefix,
+    };
+  }
+  return { kind, s3, redirect, redirectTtlSeconds: ttl };
+}
+
+/**
+ * Limits every engine child runs under, from the environment (README "Engine processes"). Defaults are
+ * safe for one laptop: a run's output is at most 64 MiB, a child's JS heap 1 GiB, its resident memory 4 GiB.
+ */
+export interface ExecutionLimits {
+  /** Largest output of one run, text and files together, in bytes (ATELIER_MAX_OUTPUT_BYTES). */
+  maxOutputBytes: number;
+  /** V8 heap of one engine child, MiB (ATELIER_ENGINE_MEMORY_MB); past it the child dies and the attempt fails. */
+  childMemoryMb: number;
+  /**
+   * Resident memory of one engine child and the programs it started, MiB (ATELIER_ENGINE_RESIDENT_MB; 0 = no
+   * cap): native memory (decoded media, onnxruntime, Buffers) is outside the heap limit. Past it the child's
+   * group is killed and the run fails ENGINE_OUT_OF_MEMORY, refunded.
+   */
+  residentMemoryMb: number;
+  /** A child whose heap grew past this after a task is replaced before the next (ATELIER_ENGINE_RECYCLE_MB). */
+  recycleMemoryMb: number;
+  /** Children kept per engine family (ATELIER_ENGINE_CHILDREN). */
+  childrenPerFamily: number;
+  /** An idle child exits after this long (ATELIER_ENGINE_IDLE_MS); the next run starts a fresh one. */
+  idleMs: number;
+  /** Attempts a run gets when its engine process dies (ATELIER_ENGINE_CRASH_ATTEMPTS). */
+  crashAttempts: number;
+}
+
+function limitInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return n;
+}
+
+export function executionLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): ExecutionLimits {
+  return {
+    maxOutputBytes: limitInt(env, 'ATELIER_MAX_OUTPUT_BYTES', 64 * 1024 * 1024, 1024, 4 * 1024 * 1024 * 1024),
+    childMemoryMb: limitInt(env, 'ATELIER_ENGINE_MEMORY_MB', 1024, 64, 65_536),
+    residentMemoryMb: limitInt(env, 'ATELIER_ENGINE_RESIDENT_MB', 4096, 0, 1_048_576),
+    recycleMemoryMb: limitInt(env, 'ATELIER_ENGINE_RECYCLE_MB', 512, 32, 65_536),
+    childrenPerFamily: limitInt(env, 'ATELIER_ENGINE_CHILDREN', 2, 1, 64),
+    idleMs: limitInt(env, 'ATELIER_ENGINE_IDLE_MS', 10 * 60_000, 100, 24 * 3_600_000),
+    crashAttempts: limitInt(env, 'ATELIER_ENGINE_CRASH_ATTEMPTS', 2, 1, 10),
+  };
 }

@@ -1,28 +1,25 @@
 import type { Config } from './config.js';
 import type { Db } from './db/pool.js';
-import { AccountService } from './accounts/service.js';
-import { KeyService } from './keys/service.js';
-import { CreditService } from './billing/service.js';
-import { SubscriptionService } from './billing/subscriptions.js';
+import type { AccountService } from './accounts/service.js';
+import type { KeyService } from './keys/service.js';
+import type { CreditService } from './billing/service.js';
+import type { SubscriptionService } from './billing/subscriptions.js';
 import type { Catalog } from './catalog/catalog.js';
-import { LegacyService } from './catalog/legacy.js';
-import { loadCatalog } from './catalog/load.js';
+import type { LegacyService } from './catalog/legacy.js';
 import type { EngineRegistry } from './engines/registry.js';
-import { Notifier } from './db/notifier.js';
-import { JobQueue } from './queue/queue.js';
-import { FileService } from './files/service.js';
-import { createBlobStore } from './files/stores.js';
-import { ModelRunService } from './runs/service.js';
-import { stampEnqueued } from './runs/sweeper.js';
-import path from 'node:path';
-import { checkUrl, OutboundError } from './net/urlGuard.js';
-import { AppError } from './errors.js';
-import { WebhookSecretService } from './events/secrets.js';
-import { DeliveryService } from './events/deliveries.js';
-import { WorkflowService } from './workflows/service.js';
-import { WorkflowRunService } from './workflows/runService.js';
+import type { Notifier } from './db/notifier.js';
+import type { JobQueue } from './queue/queue.js';
+import type { FileService } from './files/service.js';
+import type { ModelRunService } from './runs/service.js';
+import type { WebhookSecretService } from './events/secrets.js';
+import type { DeliveryService } from './events/deliveries.js';
+import type { WorkflowService } from './workflows/service.js';
+import type { WorkflowRunService } from './workflows/runService.js';
 
-/** The service objects a process needs, built once over one database. Routes, CLI and MCP all use these. */
+/**
+ * The service objects a process needs, built once over one database (src/app/services.ts builds them).
+ * Routes, web pages, CLI and MCP all take these; only the type lives here, below them.
+ */
 export interface Services {
   config: Config;
   db: Db;
@@ -47,58 +44,4 @@ export interface Services {
   /** True once start-up work (migrations, queue) is done; /readyz reports it. */
   ready(): boolean;
   markReady(): void;
-}
-
-export async function createServices(config: Config, db: Db, opts: { supervise?: boolean } = {}): Promise<Services> {
-  let ready = false;
-  let listenUrl = `http://${config.host}:${config.port}`;
-  const publicUrl = () => config.publicUrl ?? listenUrl;
-  const { catalog, engines } = await loadCatalog(config);
-  const notifier = new Notifier(db.url);
-  const queue = new JobQueue(db.url, notifier, { supervise: opts.supervise ?? false, accountConcurrency: config.accountConcurrency });
-  queue.db = db;
-  queue.stampEnqueued = stampEnqueued;
-  const files = new FileService(db, createBlobStore(config), {
-    publicUrl, retentionSeconds: config.fileRetentionSeconds, urlTtlSeconds: config.fileUrlTtlSeconds,
-    redirect: config.blobStore.redirect, redirectTtlSeconds: config.blobStore.redirectTtlSeconds,
-    quotaBytes: config.storage.quotaBytes, uploadsPerMinute: config.storage.uploadsPerMinute,
-  });
-  // Webhook hosts must resolve to public addresses (checked again at each delivery against DNS rebinding).
-  const checkWebhookUrl = async (url: string) => {
-    try {
-      await checkUrl(url, { allowPrivate: config.allowPrivateUrls, allowHttp: true });
-    } catch (err) {
-      const message = err instanceof OutboundError ? err.message : `cannot resolve the host of ${url}`;
-      throw new AppError('VALIDATION_ERROR', `body.webhook.url ${message}`, { details: [{ path: 'body.webhook.url', message }] });
-    }
-  };
-  const nodeRuns = new ModelRunService(db, catalog, queue, notifier, checkWebhookUrl);
-  const workflows = new WorkflowService(db, catalog);
-  return {
-    workflowRuns: new WorkflowRunService(db, catalog, workflows, queue, nodeRuns, checkWebhookUrl),
-    notifier,
-    queue,
-    files,
-    nodeRuns,
-    webhookSecrets: new WebhookSecretService(db),
-    deliveries: new DeliveryService(db),
-    workflows,
-    publicUrl,
-    setListenUrl: (url) => {
-      listenUrl = url;
-    },
-    catalog,
-    engines,
-    legacy: new LegacyService(db, catalog),
-    subscriptions: new SubscriptionService(db),
-    config,
-    db,
-    accounts: new AccountService(db),
-    keys: new KeyService(db, notifier),
-    credits: new CreditService(db),
-    ready: () => ready,
-    markReady: () => {
-      ready = true;
-    },
-  };
 }

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
-import { startServer, type RunningServer } from '../src/server.js';
+import { startServer, type RunningServer } from '../src/app/server.js';
 import { WebClient } from './web/webClient.js';
 
 /**

@@ -3,7 +3,7 @@ import net from 'node:net';
 import assert from 'node:assert/strict';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/app/app.js';
 import { expectErrorBody, startTestServer, type TestServer, type TestResponse } from './helpers/server.js';
 
 let srv: TestServer;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/app/app.js';
 import { createLogger } from '../src/logger.js';
 import { expectErrorBody, startTestServer, type TestServer } from './helpers/server.js';
 import { waitForStatus } from './helpers/poll.js';

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/connect.js';
-import { createServices, type Services } from '../../src/services.js';
+import type { Services } from '../../src/services.js';
+import { createServices } from '../../src/app/services.js';
 import { spawnRole, type RoleProcess } from '../../test/helpers/processes.js';
 import type { BenchPostgres } from './database.js';
 

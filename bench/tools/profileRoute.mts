@@ -9,7 +9,7 @@ import { findPostgres } from '../lib/database.ts';
 import { hammer } from '../lib/load.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/connect.ts';
-import { createServices } from '../../src/services.ts';
+import { createServices } from '../../src/app/services.ts';
 import { spawnRole } from '../../test/helpers/processes.ts';
 
 const profDir = path.join(os.tmpdir(), 'atelier-prof');

@@ -173,7 +173,7 @@ export class Catalog {
     const validate = opts.partial ? c.partial : c.full;
     if (!validate(copy)) {
       const d = details(opts.path, validate.errors);
-      // A field over its documented size (text length, list length) has its own code (api-decisions.md).
+      // A field over its documented size (text length, list length) has its own code (docs/api.md "Conventions").
       const tooLarge = validate.errors?.[0] && ['maxLength', 'maxItems'].includes(validate.errors[0].keyword);
       throw new AppError(tooLarge ? 'INPUT_TOO_LARGE' : 'VALIDATION_ERROR', `${d[0]!.path} ${d[0]!.message}`, { details: d });
     }

@@ -1,11 +1,10 @@
 import type { Static } from '@sinclair/typebox';
-import type { EstimateNode as EstimateNodeSchema } from '../contract/models.js';
+import { MAX_NODES, type EstimateNode as EstimateNodeSchema } from '../contract/models.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { priceMicrocredits, PricingError } from '../pricing/price.js';
 import { pricedAtDefault } from '../pricing/fields.js';
 import type { Catalog } from './catalog.js';
 
-export const MAX_NODES = 100;
 /** Workflow structure nodes: they run no model and cost nothing. */
 export const BUILTIN_NODE_TYPES = new Set(['request', 'response']);
 

@@ -6,7 +6,7 @@ const base = (name: string, type: FieldSpec['type'], dataType: FieldSpec['dataTy
   name, type, dataType, description, required: false, ...o,
 });
 
-/** Builders for model input fields, so every schema uses the same conventions (api-decisions.md). */
+/** Builders for model input fields, so every schema uses the same conventions (catalog/schema.ts turns them into JSON Schema). */
 export const f = {
   prompt: (o: Opts = {}) => base('prompt', 'textarea', 'text', 'What to generate, in words', { required: true, maxLength: 4000, ...o }),
   text: (name: string, description: string, o: Opts = {}) => base(name, o.maxLength && o.maxLength > 200 ? 'textarea' : 'text', 'text', description, o),

@@ -5,6 +5,7 @@ import { priceMicrocredits } from '../pricing/price.js';
 import { decodeCursor, pageOf } from '../pagination.js';
 import type { Catalog } from './catalog.js';
 import type { ModelDef } from './types.js';
+import { insertLegacyRun, legacyRunCounts, legacyRunsPage, markSeeded } from './queries.js';
 
 const NODE_TYPE = /^[a-z][a-z0-9_]{1,63}$/;
 
@@ -24,8 +25,7 @@ export class LegacyService {
     const retired = this.deprecatedModels();
     if (retired.length === 0) return;
     await this.db.tx(async (c) => {
-      const r = await c.query(`INSERT INTO legacy_seeded (account_id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING account_id`, [accountId]);
-      if (r.rowCount === 0) return;
+      if (!(await markSeeded(c, accountId))) return;
       // Deterministic per account: the same account always gets the same sample history.
       const seed = crypto.createHash('sha256').update(accountId).digest();
       let i = 0;
@@ -38,16 +38,12 @@ export class LegacyService {
           const input = { ...defaults, ...(mode.fields.some((f) => f.name === 'prompt') ? { prompt: `legacy sample request ${k + 1}` } : {}) };
           const failed = seed[(i + 7) % seed.length]! % 5 === 0;
           const created = new Date(deprecatedAt - (k + 1) * 86_400_000 * (1 + (seed[(i + 3) % seed.length]! % 20)));
-          await c.query(
-            `INSERT INTO legacy_runs (id, account_id, node_type, status, input, output, credit_used, created_at, finished_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-            [
-              `lrun_${crypto.createHash('sha256').update(`${accountId}:${model.nodeType}:${k}`).digest('base64url').slice(0, 20)}`,
-              accountId, model.nodeType, failed ? 'FAILED' : 'COMPLETED', input,
-              failed ? { error: 'provider error' } : { source: 'seed', note: 'artifacts of retired models are no longer stored' },
-              failed ? 0 : priceMicrocredits(mode.pricing, input), created, new Date(created.getTime() + 30_000),
-            ],
-          );
+          await insertLegacyRun(c, {
+            id: `lrun_${crypto.createHash('sha256').update(`${accountId}:${model.nodeType}:${k}`).digest('base64url').slice(0, 20)}`,
+            account_id: accountId, node_type: model.nodeType, status: failed ? 'FAILED' : 'COMPLETED', input,
+            output: failed ? { error: 'provider error' } : { source: 'seed', note: 'artifacts of retired models are no longer stored' },
+            credit_used: failed ? 0 : priceMicrocredits(mode.pricing, input), created_at: created, finished_at: new Date(created.getTime() + 30_000),
+          });
         }
       }
     });
@@ -55,9 +51,7 @@ export class LegacyService {
 
   async list(accountId: string) {
     await this.ensureSeeded(accountId);
-    const counts = new Map<string, number>(
-      (await this.db.query(`SELECT node_type, count(*)::int AS n FROM legacy_runs WHERE account_id = $1 GROUP BY node_type`, [accountId])).rows.map((r) => [r.node_type, r.n]),
-    );
+    const counts = await legacyRunCounts(this.db, accountId);
     return {
       items: this.deprecatedModels().map((m) => ({
         nodeType: m.nodeType,
@@ -76,12 +70,7 @@ export class LegacyService {
     if (!model || !model.deprecated) throw new AppError('NOT_FOUND', `${nodeType} is not a deprecated model`);
     await this.ensureSeeded(accountId);
     const after = decodeCursor(cursor);
-    const rows = (await this.db.query(
-      `SELECT * FROM legacy_runs WHERE account_id = $1 AND node_type = $2
-         AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
-       ORDER BY created_at DESC, id DESC LIMIT $5`,
-      [accountId, nodeType, after[0], after[1], limit + 1],
-    )).rows;
+    const rows = await legacyRunsPage(this.db, accountId, nodeType, after, limit + 1);
     const { page, nextCursor } = pageOf(rows, limit, (r) => r.created_at);
     return {
       nodeType,

@@ -16,7 +16,7 @@ export type FineCategory =
 
 export type Role = 'GENERATE' | 'EDIT' | 'TRANSFORM' | 'TRANSCRIBE' | 'UNDERSTAND';
 
-/** Port data types of workflow graphs (api-decisions.md). */
+/** Port data types of workflow graphs: what a node's ports and a request field carry (contract/workflows.ts). */
 export type PortType = 'text' | 'image' | 'video' | 'audio' | 'avmedia' | 'file' | 'number' | 'boolean' | 'select' | 'any';
 
 /** The UI widget of a field. */

@@ -5,6 +5,26 @@ export class UsageError extends Error {}
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+// The flag tables several commands share, declared once (each command spreads the ones it takes).
+
+/** Commands that talk to a server (ATELIER_URL, or --url) and can answer in one JSON line. */
+export const SERVER_FLAGS = { url: { type: 'string' }, json: { type: 'boolean' } } as const satisfies Options;
+
+/** Commands that act on one user of this deployment's database, by e-mail. */
+export const ACCOUNT_FLAGS = { email: { type: 'string' }, json: { type: 'boolean' } } as const satisfies Options;
+
+/** Commands that give a model its input: `run` and `estimate`. */
+export const MODEL_INPUT_FLAGS = { input: { type: 'string', multiple: true, short: 'i' }, 'sub-model': { type: 'string' } } as const satisfies Options;
+
+/** Commands that start a run and may follow it to its end: `run` and `workflows run`. */
+export const RUN_FLAGS = {
+  wait: { type: 'boolean', short: 'w' },
+  out: { type: 'string', short: 'o' },
+  'cancel-after': { type: 'string' },
+  'idempotency-key': { type: 'string' },
+  ...SERVER_FLAGS,
+} as const satisfies Options;
+
 export function parseFlags<O extends Options>(argv: string[], options: O) {
   try {
     return parseArgs({ args: argv, options, strict: true, allowPositionals: true });

@@ -19,7 +19,7 @@ export class CliContext {
   async services(): Promise<Services> {
     if (!this.services_) {
       const { openDatabase } = await import('../db/connect.js');
-      const { createServices } = await import('../services.js');
+      const { createServices } = await import('../app/services.js');
       this.database ??= await openDatabase(this.config, { poolSize: 3, log: startupNote });
       this.services_ = await createServices(this.config, this.database.db);
     }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { EVENT_TYPES } from '../events/types.js';
+import { EVENT_TYPES } from './webhooks.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -77,7 +77,7 @@ export const WorkflowNodeRunSchema = Type.Object({
 }, { $id: 'WorkflowNodeRun' });
 
 /**
- * A workflow run's view. Registered with the app's shared schemas (http/app.ts), not inside its routes'
+ * A workflow run's view. Registered with the app's shared schemas (app/app.ts), not inside its routes'
  * plugin: a plugin that adds a schema gets a validator compiler of its own, Fastify's default, and its
  * routes silently lost the service's validation rules (strict bodies, no Infinity through a query).
  */

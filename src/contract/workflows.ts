@@ -1,5 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { REQUEST_FIELD_TYPES } from '../workflows/record.js';
+
+/** The types a workflow's request field may take (a subset of the catalog's port types, catalog/types.ts PortType). */
+export const REQUEST_FIELD_TYPES: Array<'text' | 'number' | 'boolean' | 'image' | 'audio' | 'video' | 'file' | 'any'> =
+  ['text', 'number', 'boolean', 'image', 'audio', 'video', 'file', 'any'];
 
 const PortTypeSchema = Type.Union(REQUEST_FIELD_TYPES.map((t) => Type.Literal(t)));
 const Position = Type.Object({ x: Type.Number({ minimum: -1e6, maximum: 1e6 }), y: Type.Number({ minimum: -1e6, maximum: 1e6 }) }, { additionalProperties: false });

@@ -44,6 +44,16 @@ export class Db {
     this.pool.on('connect', (client) => client.on('error', () => {}));
   }
 
+  /** Whether the database answers a trivial query (the health probes, http/routes/health.ts). */
+  async ping(): Promise<boolean> {
+    try {
+      await this.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   query<R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
     return this.pool.query<R>(text, values as any[]);
   }

@@ -1,5 +1,7 @@
 /** Event types (spec 6.2) and which run kinds emit them. */
-export const EVENT_TYPES = ['run.started', 'run.completed', 'run.failed', 'run.canceled', 'node.completed', 'node.failed'] as const;
+import { EVENT_TYPES } from '../contract/webhooks.js';
+
+export { EVENT_TYPES };
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export const NODE_RUN_EVENTS: readonly EventType[] = ['run.started', 'run.completed', 'run.failed', 'run.canceled'];

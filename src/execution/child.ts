@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
 import os from 'node:os';
-import type { Engine, EngineContext, EngineOutputs, ExecuteRequest, FetchMediaOptions, Media } from '../engines/types.js';
+import type { Engine, EngineContext, EngineOutputs, FetchMediaOptions, Media } from '../engines/types.js';
 import { outputBytes } from './limits.js';
-import { rebuildError, serializeError, type ChildMessage, type ParentMessage, type SerializedError } from './protocol.js';
+import { rebuildError, serializeError, type ChildMessage, type ChildResult, type ChildTask, type EngineSetup, type ParentMessage } from './protocol.js';
 
 /**
  * Runs inside an engine child process (one task at a time; see childPool.ts). Builds this build's engines
@@ -10,25 +10,6 @@ import { rebuildError, serializeError, type ChildMessage, type ParentMessage, ty
  * fetches are messages to the parent, and refuses an output over the size limit before it is sent, so
  * an oversized result never reaches the service's memory.
  */
-
-export interface EngineSetup {
-  modelsDir: string;
-  allowPrivateUrls: boolean;
-  /** A module exporting `engines` (test-only engines); set by tests, never in production. */
-  testEnginesModule?: string;
-}
-
-export interface ChildTask {
-  taskId: string;
-  engineId: string;
-  req: ExecuteRequest;
-  deadline: number;
-  tmpDir: string;
-  maxOutputBytes: number;
-  setup: EngineSetup;
-}
-
-export type ChildResult = { ok: true; outputs: EngineOutputs } | { ok: false; error: SerializedError };
 
 const send = (m: ChildMessage) => {
   try {

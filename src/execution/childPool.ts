@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { ChildResult, ChildTask } from './child.js';
+import type { ChildResult, ChildTask } from './protocol.js';
 import { PoolsClosed, RunFailure } from './failure.js';
 import { groupAlive, killGroup } from './processGroup.js';
 import type { ChildMessage, ParentMessage } from './protocol.js';

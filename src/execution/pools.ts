@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { type EngineContext, type EngineOutputs, type ExecuteRequest, type OutputValue } from '../engines/types.js';
-import type { ChildResult, ChildTask, EngineSetup } from './child.js';
+import type { ChildResult, ChildTask, EngineSetup } from './protocol.js';
 import { PoolsClosed, RunFailure } from './failure.js';
-import type { ExecutionLimits } from './limits.js';
+import type { ExecutionLimits } from '../config.js';
 import { ChildPool, type ChildJob } from './childPool.js';
 import { groupResidentBytes } from './processGroup.js';
 import { rebuildError, serializeError, type ChildMessage } from './protocol.js';

@@ -1,7 +1,26 @@
-import type { FetchMediaOptions } from '../engines/types.js';
+import type { EngineOutputs, ExecuteRequest, FetchMediaOptions } from '../engines/types.js';
 import { EngineError, EngineInputError } from '../engines/types.js';
 import { RunFailure, type RunErrorCode } from './failure.js';
-import type { ChildResult, ChildTask } from './child.js';
+
+/** How a child builds its engines (from the parent's settings). */
+export interface EngineSetup {
+  modelsDir: string;
+  allowPrivateUrls: boolean;
+  /** A module exporting `engines` (test-only engines); set by tests, never in production. */
+  testEnginesModule?: string;
+}
+
+export interface ChildTask {
+  taskId: string;
+  engineId: string;
+  req: ExecuteRequest;
+  deadline: number;
+  tmpDir: string;
+  maxOutputBytes: number;
+  setup: EngineSetup;
+}
+
+export type ChildResult = { ok: true; outputs: EngineOutputs } | { ok: false; error: SerializedError };
 
 /**
  * Messages an engine child sends the parent (over its IPC channel): that it listens, a task's progress,

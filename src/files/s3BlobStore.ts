@@ -6,7 +6,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { BlobMissingError, checkSha, hashingStream, type BlobStore } from './blobStore.js';
-import type { BlobStoreConfig } from './storeConfig.js';
+import type { BlobStoreConfig } from '../config.js';
 
 /** Parts of 8 MiB, two in flight: a large output costs about 16 MiB of memory however large it is. */
 const PART_BYTES = 8 * 1024 * 1024;

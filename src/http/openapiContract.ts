@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from '../events/types.js';
+import { EVENT_TYPES } from '../contract/webhooks.js';
 
 /**
  * What the OpenAPI document says beyond the route schemas, by rule and in one place: operation ids (the

@@ -1,3 +1,4 @@
+import type { Queryable } from '../db/pool.js';
 import { LEASE_TTL_MS } from './quotaLease.js';
 
 export const LOCK_USER = `SELECT id FROM users WHERE id = $1 FOR UPDATE`;
@@ -105,3 +106,46 @@ SELECT r.key_id, l.admitted, l.leased, l.minute_used, l.day_used,
        (extract(epoch FROM COALESCE(c.lease_until, l.lease_until)) * 1000)::bigint AS lease_until_ms
   FROM req r CROSS JOIN t LEFT JOIN leased l USING (key_id) LEFT JOIN counted c USING (key_id)`;
 export const ANY_KEY = `SELECT EXISTS (SELECT 1 FROM api_keys) AS any`;
+
+// Open event streams (keys/streams.ts): a row per open SSE stream, so the cap per key holds across processes.
+/** How long a stream's row outlives its process's last renewal (a crashed process's rows lapse). */
+const ALIVE_SECONDS = 30;
+
+const OPEN = `INSERT INTO open_streams (id, key_id, holder, alive_until) VALUES ($1, $2, $3, now() + make_interval(secs => ${ALIVE_SECONDS}))`;
+const COUNT = `SELECT count(*)::int AS n FROM open_streams WHERE key_id = $1 AND alive_until > now()`;
+const LOCK = `SELECT pg_advisory_xact_lock(hashtext('atelier:streams:' || $1))`;
+const PRUNE = `DELETE FROM open_streams WHERE key_id = $1 AND alive_until <= now()`;
+const CLOSE = `DELETE FROM open_streams WHERE id = $1`;
+/** Renews this process's rows and returns which of the given keys (or web sessions) may still stream. */
+const RENEW_AND_CHECK = `WITH renew AS (UPDATE open_streams SET alive_until = now() + make_interval(secs => ${ALIVE_SECONDS}) WHERE holder = $1)
+  SELECT id FROM api_keys WHERE id = ANY($2) AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+  UNION ALL SELECT id FROM web_sessions WHERE id = ANY($2) AND expires_at > now()`;
+
+/** Serialises the opens of one key's (or web session's) streams until the transaction ends. */
+export async function lockStreamsOf(q: Queryable, keyId: string): Promise<void> {
+  await q.query(LOCK, [keyId]);
+}
+
+/** Drops the rows of streams whose process stopped renewing them. */
+export async function pruneStreamsOf(q: Queryable, keyId: string): Promise<void> {
+  await q.query(PRUNE, [keyId]);
+}
+
+export async function countLiveStreams(q: Queryable, keyId: string): Promise<number> {
+  const { rows } = await q.query(COUNT, [keyId]);
+  return (rows[0] as { n: number }).n;
+}
+
+export async function openStream(q: Queryable, id: string, keyId: string, holder: string): Promise<void> {
+  await q.query(OPEN, [id, keyId, holder]);
+}
+
+export async function closeStream(q: Queryable, id: string): Promise<void> {
+  await q.query(CLOSE, [id]);
+}
+
+/** Renews `holder`'s rows; returns those of `keyIds` (API key or web session ids) that are still valid. */
+export async function renewAndCheckStreams(q: Queryable, holder: string, keyIds: string[]): Promise<string[]> {
+  const { rows } = await q.query(RENEW_AND_CHECK, [holder, keyIds]);
+  return (rows as Array<{ id: string }>).map((r) => r.id);
+}

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
-import { errorBody, sendError } from '../http/errorBody.js';
+import { errorBody, sendError } from '../errorReplies/body.js';
 import { newTraceId } from '../ids.js';
 import type { Metrics } from './metrics.js';
 

@@ -49,3 +49,9 @@ export function field(body: unknown, name: string): string | undefined {
   if (Array.isArray(v)) return typeof v.at(-1) === 'string' ? (v.at(-1) as string) : undefined;
   return typeof v === 'string' ? v : undefined;
 }
+
+/**
+ * Streams a run's events as server-sent events: the API's own stream (http/routes/runEvents.ts), handed in by
+ * the composition root (app/app.ts) so that the web app and the API sit side by side and neither imports the other.
+ */
+export type RunEventStreamer = (services: Services, req: FastifyRequest, reply: FastifyReply, runId: string) => Promise<void>;

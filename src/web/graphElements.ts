@@ -1,4 +1,5 @@
 import type { Graph } from '../workflows/types.js';
+import type { NodeRunState } from './runViews.js';
 
 /**
  * What the browser draws for a workflow graph: nodes at the positions the workflow stores (our own
@@ -22,12 +23,7 @@ export interface GraphEdgeElement {
   label: string;
 }
 
-export interface NodeRunLike {
-  node_id: string;
-  status: string;
-  cached: boolean;
-  charged_microcredits?: bigint | number | string;
-}
+export type NodeRunLike = NodeRunState;
 
 export interface NodeState {
   id: string;
@@ -68,10 +64,10 @@ function builtInStatus(type: string, runStatus: string): string {
 
 /** Each node's status in a run: from its node run, or derived from the run for Request and Response. */
 export function nodeStates(graph: Graph, runStatus: string, nodeRuns: NodeRunLike[]): NodeState[] {
-  const byId = new Map(nodeRuns.map((n) => [n.node_id, n]));
+  const byId = new Map(nodeRuns.map((n) => [n.nodeId, n]));
   return graph.nodes.map((n) => {
     const nr = byId.get(n.id);
-    if (nr) return { id: n.id, status: nr.status, cached: nr.cached, actualCredits: Number(nr.charged_microcredits ?? 0) };
+    if (nr) return { id: n.id, status: nr.status, cached: nr.cached, actualCredits: Number(nr.chargedMicrocredits ?? 0) };
     if (n.type === 'request' || n.type === 'response') return { id: n.id, status: builtInStatus(n.type, runStatus), cached: false, actualCredits: 0 };
     return { id: n.id, status: 'PENDING', cached: false, actualCredits: 0 };
   });

@@ -2,11 +2,11 @@ import crypto from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.js';
 import { AppError } from '../errors.js';
-import { sendError } from '../http/errorBody.js';
-import { logFailure, toAppError } from '../http/plugins/errors.js';
+import { sendError } from '../errorReplies/body.js';
+import { logFailure, toAppError } from '../errorReplies/fromFailure.js';
 import { assetRoutes } from './assets.js';
 import { parseCookies } from './cookies.js';
-import { field, sendHtml } from './context.js';
+import { field, sendHtml, type RunEventStreamer } from './context.js';
 import { originAllowed, tokensEqual } from './csrf.js';
 import { errorPage } from './views/errorPage.js';
 import { SESSION_COOKIE, WebSessions } from './sessions.js';
@@ -25,7 +25,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD']);
  * encapsulated plugin, so its form parser, session hook, CSRF check and HTML error pages apply to its
  * routes only; the API keeps its bearer-key auth and JSON errors untouched.
  */
-export async function webApp(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export async function webApp(app: FastifyInstance, { services, streamRunEvents }: { services: Services; streamRunEvents: RunEventStreamer }): Promise<void> {
   const sessions = new WebSessions(services.db, services.accounts);
 
   // Web routes are not part of the API, so none of them goes into the OpenAPI document.
@@ -94,7 +94,7 @@ export async function webApp(app: FastifyInstance, { services }: { services: Ser
   await app.register(runRoutes, { services });
   await app.register(workflowRoutes, { services });
   await app.register(webhookRoutes, { services });
-  await app.register(editorRoutes, { services });
+  await app.register(editorRoutes, { services, streamRunEvents });
 }
 
 export function sendErrorPage(req: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {

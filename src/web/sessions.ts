@@ -40,17 +40,17 @@ export class WebSessions {
   async signIn(email: string, password: string, ip: string): Promise<SignInResult> {
     // PostgreSQL text cannot hold NUL; control characters never belong to an email anyway.
     const who = email.replace(/\p{Cc}/gu, '').trim().toLowerCase().slice(0, 254);
-    const address = (await this.db.query(q.COUNT_ATTEMPT, [ANY_EMAIL, ip, ADDRESS_LIMIT.windowSeconds])).rows[0];
-    if (address.attempts > ADDRESS_LIMIT.attempts) return { ok: false, reason: 'limited', scope: 'address', retryAfterSeconds: Math.max(1, address.retry_after) };
-    const counted = (await this.db.query(q.COUNT_ATTEMPT, [who, ip, LOGIN_LIMIT.windowSeconds])).rows[0];
-    if (counted.attempts > LOGIN_LIMIT.attempts) return { ok: false, reason: 'limited', scope: 'email', retryAfterSeconds: Math.max(1, counted.retry_after) };
+    const address = await q.countAttempt(this.db, ANY_EMAIL, ip, ADDRESS_LIMIT.windowSeconds);
+    if (address.attempts > ADDRESS_LIMIT.attempts) return { ok: false, reason: 'limited', scope: 'address', retryAfterSeconds: Math.max(1, address.retryAfter) };
+    const counted = await q.countAttempt(this.db, who, ip, LOGIN_LIMIT.windowSeconds);
+    if (counted.attempts > LOGIN_LIMIT.attempts) return { ok: false, reason: 'limited', scope: 'email', retryAfterSeconds: Math.max(1, counted.retryAfter) };
     const user = await this.accounts.checkPassword(email, password);
     if (!user) return { ok: false, reason: 'invalid' };
-    await this.db.query(q.CLEAR_ATTEMPTS, [who, ip]);
-    await this.db.query(q.GIVE_BACK_ATTEMPT, [ANY_EMAIL, ip]);
+    await q.clearAttempts(this.db, who, ip);
+    await q.giveBackAttempt(this.db, ANY_EMAIL, ip);
     // Housekeeping rides along with sign-ins, which are rare enough to carry it.
-    await this.db.query(q.DELETE_EXPIRED_SESSIONS);
-    await this.db.query(q.DELETE_STALE_ATTEMPTS, [LOGIN_LIMIT.windowSeconds]);
+    await q.deleteExpiredSessions(this.db);
+    await q.deleteStaleAttempts(this.db, LOGIN_LIMIT.windowSeconds);
     const { token, session } = await this.open(user.id);
     return { ok: true, user, token, session };
   }
@@ -59,18 +59,17 @@ export class WebSessions {
   async open(userId: string): Promise<{ token: string; session: WebSession }> {
     const token = randomBase62(43);
     const session = { id: newId('wses'), userId, csrfToken: randomBase62(32) };
-    await this.db.query(q.INSERT_SESSION, [session.id, hashToken(token), userId, session.csrfToken, SESSION_SECONDS]);
+    await q.insertSession(this.db, { id: session.id, tokenHash: hashToken(token), userId, csrfToken: session.csrfToken, seconds: SESSION_SECONDS });
     return { token, session };
   }
 
   /** The live session a cookie token belongs to, or undefined (unknown, expired or signed out). */
   async resolve(token: string | undefined): Promise<WebSession | undefined> {
     if (!token || !/^[0-9A-Za-z]{20,100}$/.test(token)) return undefined;
-    const row = (await this.db.query(q.SESSION_BY_HASH, [hashToken(token)])).rows[0];
-    return row ? { id: row.id, userId: row.user_id, csrfToken: row.csrf_token } : undefined;
+    return q.sessionByHash(this.db, hashToken(token));
   }
 
   async close(sessionId: string): Promise<void> {
-    await this.db.query(q.DELETE_SESSION, [sessionId]);
+    await q.deleteSession(this.db, sessionId);
   }
 }

@@ -24,8 +24,6 @@ export function workflowView(row: { id: string; account_id: string | null; slug:
   };
 }
 
-export const REQUEST_FIELD_TYPES: PortType[] = ['text', 'number', 'boolean', 'image', 'audio', 'video', 'file', 'any'];
-
 /** A field id from its name: lower-case letters, digits and _ (made unique by the caller). */
 export function fieldIdFrom(name: string): string {
   const id = name.trim().toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 60);

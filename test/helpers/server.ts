@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
-import { startServer, type Role, type RunningServer } from '../../src/server.js';
+import { startServer, type Role, type RunningServer } from '../../src/app/server.js';
 import type { Services } from '../../src/services.js';
 import { freshDatabase } from './db.js';
 import { blobStoreEnvForTests } from './s3.js';

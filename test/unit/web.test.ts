@@ -112,14 +112,14 @@ describe('graph elements', () => {
   });
 
   test('a run: node runs give model nodes their status and cache flag; Request and Response follow the run', () => {
-    const running = nodeStates(graph, 'RUNNING', [{ node_id: 'a', status: 'COMPLETED', cached: true, charged_microcredits: 200n }, { node_id: 'b', status: 'RUNNING', cached: false }]);
+    const running = nodeStates(graph, 'RUNNING', [{ nodeId: 'a', status: 'COMPLETED', cached: true, chargedMicrocredits: 200n }, { nodeId: 'b', status: 'RUNNING', cached: false }]);
     assert.deepEqual(running, [
       { id: 'req', status: 'COMPLETED', cached: false, actualCredits: 0 }, { id: 'a', status: 'COMPLETED', cached: true, actualCredits: 200 },
       { id: 'b', status: 'RUNNING', cached: false, actualCredits: 0 }, { id: 'res', status: 'PENDING', cached: false, actualCredits: 0 },
     ]);
     assert.deepEqual(nodeStates(graph, 'QUEUED', []).map((s) => s.status), ['QUEUED', 'PENDING', 'PENDING', 'PENDING']);
-    assert.deepEqual(nodeStates(graph, 'FAILED', [{ node_id: 'a', status: 'FAILED', cached: false }, { node_id: 'b', status: 'SKIPPED', cached: false }]).map((s) => s.status), ['COMPLETED', 'FAILED', 'SKIPPED', 'FAILED']);
-    const g = graphElements(graph, { status: 'COMPLETED', nodeRuns: [{ node_id: 'a', status: 'COMPLETED', cached: true }, { node_id: 'b', status: 'COMPLETED', cached: false }] });
+    assert.deepEqual(nodeStates(graph, 'FAILED', [{ nodeId: 'a', status: 'FAILED', cached: false }, { nodeId: 'b', status: 'SKIPPED', cached: false }]).map((s) => s.status), ['COMPLETED', 'FAILED', 'SKIPPED', 'FAILED']);
+    const g = graphElements(graph, { status: 'COMPLETED', nodeRuns: [{ nodeId: 'a', status: 'COMPLETED', cached: true }, { nodeId: 'b', status: 'COMPLETED', cached: false }] });
     assert.deepEqual(g.nodes.map((n) => `${n.id}:${n.status}:${n.cached}`), ['req:COMPLETED:false', 'a:COMPLETED:true', 'b:COMPLETED:false', 'res:COMPLETED:false']);
   });
 

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { deliveryHeaders, generateSecret, sign, verify } from '../../src/events/signing.js';
-import { delayBeforeAttempt, parseSchedule, DEFAULT_SCHEDULE } from '../../src/events/retrySchedule.js';
+import { delayBeforeAttempt } from '../../src/events/retrySchedule.js';
+import { parseSchedule, DEFAULT_SCHEDULE } from '../../src/config.js';
 
 const body = JSON.stringify({ type: 'run.completed', runId: 'run_1', data: { status: 'COMPLETED' } });
 

@@ -6,7 +6,7 @@ import { WebClient } from './webClient.js';
 /**
  * Issue 26, finding 9: the editor's event streams ignored the per-key cap: one signed-in session opened
  * 8,000 streams on /editor/runs/:id/events while the /v1 route refused the 26th. Every stream route now
- * goes through the one cap (src/http/keyStreams.ts), the editor's held by the session; signing out ends them.
+ * goes through the one cap (src/keys/streams.ts), the editor's held by the session; signing out ends them.
  */
 let srv: TestServer;
 before(async () => {

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/app/app.js';
 import { expectErrorBody, startTestServer, type TestServer } from '../helpers/server.js';
 import { waitForStatus } from '../helpers/poll.js';
 import { csrfOf, WebClient } from './webClient.js';

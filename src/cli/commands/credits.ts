@@ -1,12 +1,10 @@
 import type { CliContext } from '../context.js';
 import { formatMillions } from '../../billing/format.js';
-import { bigIntArg, output, parseFlags, required, UsageError } from '../args.js';
+import { ACCOUNT_FLAGS, bigIntArg, output, parseFlags, required, UsageError } from '../args.js';
 
 export async function creditsCommand(ctx: CliContext, argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
-  const { values } = parseFlags(rest, {
-    email: { type: 'string' }, microcredits: { type: 'string' }, note: { type: 'string' }, json: { type: 'boolean' },
-  });
+  const { values } = parseFlags(rest, { ...ACCOUNT_FLAGS, microcredits: { type: 'string' }, note: { type: 'string' } });
   const json = values.json === true;
   switch (sub) {
     case 'grant': {

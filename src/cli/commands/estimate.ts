@@ -1,5 +1,5 @@
 import type { CliContext } from '../context.js';
-import { output, parseFlags, UsageError } from '../args.js';
+import { MODEL_INPUT_FLAGS, output, parseFlags, SERVER_FLAGS, UsageError } from '../args.js';
 import { connect } from '../remote/connection.js';
 import { buildInput, kindsFromModelSchema, parseAssignment } from '../remote/inputs.js';
 import { readFileRef } from '../remote/files.js';
@@ -10,13 +10,7 @@ const USAGE = `usage: atelier estimate NODE_TYPE [--input KEY=VALUE …] [--sub-
 
 /** The exact price before running, from the server's own pricing function (`POST …/estimate-credits`). */
 export async function estimateCommand(_ctx: CliContext, argv: string[]): Promise<void> {
-  const { values, positionals } = parseFlags(argv, {
-    input: { type: 'string', multiple: true, short: 'i' },
-    'sub-model': { type: 'string' },
-    workflow: { type: 'string' },
-    url: { type: 'string' },
-    json: { type: 'boolean' },
-  });
+  const { values, positionals } = parseFlags(argv, { ...MODEL_INPUT_FLAGS, workflow: { type: 'string' }, ...SERVER_FLAGS });
   const json = values.json === true;
   const client = connect(values.url);
   if (values.workflow !== undefined) {

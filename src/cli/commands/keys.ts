@@ -1,6 +1,6 @@
 import type { CliContext } from '../context.js';
 import type { ApiKeyInfo } from '../../keys/service.js';
-import { optionalDate, optionalInt, output, parseFlags, required, UsageError } from '../args.js';
+import { ACCOUNT_FLAGS, optionalDate, optionalInt, output, parseFlags, required, UsageError } from '../args.js';
 
 function line(k: ApiKeyInfo): string {
   return [k.label.padEnd(20), `${k.prefix}…`, k.state.padEnd(8), `${k.rateLimitPerMinute}/min`, `${k.rateLimitPerDay}/day`,
@@ -10,8 +10,7 @@ function line(k: ApiKeyInfo): string {
 export async function keysCommand(ctx: CliContext, argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   const { values } = parseFlags(rest, {
-    email: { type: 'string' }, label: { type: 'string' }, 'expires-at': { type: 'string' },
-    'per-minute': { type: 'string' }, 'per-day': { type: 'string' }, json: { type: 'boolean' },
+    ...ACCOUNT_FLAGS, label: { type: 'string' }, 'expires-at': { type: 'string' }, 'per-minute': { type: 'string' }, 'per-day': { type: 'string' },
   });
   const json = values.json === true;
   switch (sub) {

@@ -1,5 +1,5 @@
 import type { CliContext } from '../context.js';
-import { output, parseFlags, UsageError } from '../args.js';
+import { output, parseFlags, SERVER_FLAGS, UsageError } from '../args.js';
 import { connect } from '../remote/connection.js';
 import { credits } from '../remote/follow.js';
 import type { ModelSearchResult } from '../../../packages/sdk/src/types-models.js';
@@ -12,7 +12,7 @@ const USAGE = `usage: atelier models search [QUERY] [--json]
 /** Model discovery against the server at ATELIER_URL: the same answers as the REST endpoints, laid out for reading. */
 export async function modelsCommand(_ctx: CliContext, argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
-  const { values, positionals } = parseFlags(rest, { url: { type: 'string' }, json: { type: 'boolean' } });
+  const { values, positionals } = parseFlags(rest, SERVER_FLAGS);
   const json = values.json === true;
   const width = process.stdout.columns ?? 100;
   switch (sub) {

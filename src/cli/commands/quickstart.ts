@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import type { CliContext } from '../context.js';
 import { formatMillions } from '../../billing/format.js';
-import { output, parseFlags, required } from '../args.js';
+import { ACCOUNT_FLAGS, output, parseFlags, required } from '../args.js';
 
 /** First steps in one command: the user (if new), a starter balance (if new), and a fresh key printed once. */
 export async function quickstartCommand(ctx: CliContext, argv: string[]): Promise<void> {
-  const { values } = parseFlags(argv, { email: { type: 'string' }, password: { type: 'string' }, label: { type: 'string' }, json: { type: 'boolean' } });
+  const { values } = parseFlags(argv, { ...ACCOUNT_FLAGS, password: { type: 'string' }, label: { type: 'string' } });
   const email = required(values, 'email');
   const s = await ctx.services();
   let user = await s.accounts.findByEmail(email);

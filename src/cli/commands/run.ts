@@ -1,5 +1,5 @@
 import type { CliContext } from '../context.js';
-import { output, parseFlags, UsageError } from '../args.js';
+import { MODEL_INPUT_FLAGS, output, parseFlags, RUN_FLAGS, UsageError } from '../args.js';
 import { connect } from '../remote/connection.js';
 import { buildInput, kindsFromModelSchema, parseAssignment } from '../remote/inputs.js';
 import { readFileRef } from '../remote/files.js';
@@ -11,16 +11,7 @@ const USAGE = 'usage: atelier run NODE_TYPE [--input KEY=VALUE …] [--sub-model
 
 /** `atelier run NODE_TYPE --input k=v …`: starts a model run on the server at ATELIER_URL, optionally follows it and saves its files. */
 export async function runCommand(_ctx: CliContext, argv: string[]): Promise<void> {
-  const { values, positionals } = parseFlags(argv, {
-    input: { type: 'string', multiple: true, short: 'i' },
-    'sub-model': { type: 'string' },
-    wait: { type: 'boolean', short: 'w' },
-    out: { type: 'string', short: 'o' },
-    'cancel-after': { type: 'string' },
-    'idempotency-key': { type: 'string' },
-    url: { type: 'string' },
-    json: { type: 'boolean' },
-  });
+  const { values, positionals } = parseFlags(argv, { ...MODEL_INPUT_FLAGS, ...RUN_FLAGS });
   if (positionals.length !== 1) throw new UsageError(USAGE);
   const nodeType = positionals[0]!;
   const json = values.json === true;

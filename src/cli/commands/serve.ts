@@ -1,6 +1,6 @@
 import type { CliContext } from '../context.js';
 import { parseFlags, UsageError } from '../args.js';
-import { ROLES, startServer, type Role, type RunningServer } from '../../server.js';
+import { ROLES, startServer, type Role, type RunningServer } from '../../app/server.js';
 import { isConnectionError } from '../../db/pool.js';
 import { createLogger } from '../../logger.js';
 

@@ -1,11 +1,9 @@
 import type { CliContext } from '../context.js';
-import { bigIntArg, output, parseFlags, required, UsageError } from '../args.js';
+import { ACCOUNT_FLAGS, bigIntArg, output, parseFlags, required, UsageError } from '../args.js';
 
 export async function subscriptionsCommand(ctx: CliContext, argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
-  const { values } = parseFlags(rest, {
-    email: { type: 'string' }, plan: { type: 'string' }, 'monthly-microcredits': { type: 'string' }, json: { type: 'boolean' },
-  });
+  const { values } = parseFlags(rest, { ...ACCOUNT_FLAGS, plan: { type: 'string' }, 'monthly-microcredits': { type: 'string' } });
   const json = values.json === true;
   const describe = (s: { plan: string; status: string; monthlyMicrocredits: number; currentPeriodEnd: string }, who: string) =>
     `${who}: ${s.plan} (${s.status}), ${s.monthlyMicrocredits} microcredits a month, period ends ${s.currentPeriodEnd}`;

@@ -1,12 +1,9 @@
 import type { CliContext } from '../context.js';
-import { output, parseFlags, required, UsageError } from '../args.js';
+import { ACCOUNT_FLAGS, output, parseFlags, required, UsageError } from '../args.js';
 
 export async function usersCommand(ctx: CliContext, argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
-  const { values } = parseFlags(rest, {
-    email: { type: 'string' }, password: { type: 'string' }, org: { type: 'string' },
-    personal: { type: 'boolean' }, json: { type: 'boolean' },
-  });
+  const { values } = parseFlags(rest, { ...ACCOUNT_FLAGS, password: { type: 'string' }, org: { type: 'string' }, personal: { type: 'boolean' } });
   const s = await ctx.services();
   const json = values.json === true;
   const show = (u: Awaited<ReturnType<typeof s.accounts.requireByEmail>>, verb: string) =>

@@ -1,5 +1,5 @@
 import type { CliContext } from '../context.js';
-import { output, parseFlags, UsageError } from '../args.js';
+import { output, parseFlags, RUN_FLAGS, UsageError } from '../args.js';
 import { connect } from '../remote/connection.js';
 import { buildInput, kindsFromRequestFields, parseAssignment, type Assignment } from '../remote/inputs.js';
 import { readFileRef } from '../remote/files.js';
@@ -14,15 +14,7 @@ const USAGE = `usage: atelier workflows list [--json]
 /** `atelier workflows list|run` against the server at ATELIER_URL. */
 export async function workflowsCommand(_ctx: CliContext, argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
-  const { values, positionals } = parseFlags(rest, {
-    value: { type: 'string', multiple: true, short: 'v' },
-    wait: { type: 'boolean', short: 'w' },
-    out: { type: 'string', short: 'o' },
-    'cancel-after': { type: 'string' },
-    'idempotency-key': { type: 'string' },
-    url: { type: 'string' },
-    json: { type: 'boolean' },
-  });
+  const { values, positionals } = parseFlags(rest, { value: { type: 'string', multiple: true, short: 'v' }, ...RUN_FLAGS });
   const json = values.json === true;
   if (sub === 'list' && positionals.length === 0) {
     const client = connect(values.url);

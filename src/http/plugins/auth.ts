@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import type { KeyService, Principal } from '../../keys/service.js';
 import { rateHeaders, retryAfterSeconds } from '../../keys/rateWindow.js';
-import { sendError } from '../errorBody.js';
+import { sendError } from '../../errorReplies/body.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

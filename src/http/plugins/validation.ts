@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { AppError } from '../../errors.js';
-import { sendError } from '../errorBody.js';
+import { sendError } from '../../errorReplies/body.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 

@@ -9,7 +9,7 @@ import { principalOf } from '../plugins/auth.js';
 import { AppError } from '../../errors.js';
 
 /**
- * MCP over Streamable HTTP at /mcp (api-decisions "Discovery"), behind the same bearer keys and rate limits
+ * MCP over Streamable HTTP at /mcp (docs/api.md "MCP"), behind the same bearer keys and rate limits
  * as /v1 (config auth: 'required' makes the auth hook apply outside /v1). Stateless: each request gets its
  * own server and transport, so no session state lives in the process and any replica can answer.
  */

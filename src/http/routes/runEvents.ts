@@ -4,7 +4,7 @@ import type { Services } from '../../services.js';
 import type { TypedApp } from '../schemas/common.js';
 import { CHANNELS } from '../../db/notifier.js';
 import { principalOf } from '../plugins/auth.js';
-import { KeyStreams, type EndStream } from '../keyStreams.js';
+import { KeyStreams, type EndStream } from '../../keys/streams.js';
 import { AppError } from '../../errors.js';
 import { eventsAfter } from '../../events/outbox.js';
 

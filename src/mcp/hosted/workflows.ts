@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { AppError } from '../../errors.js';
-import { REQUEST_FIELD_TYPES } from '../../workflows/record.js';
+import { REQUEST_FIELD_TYPES } from '../../contract/workflows.js';
 import { answerCall, type ToolAnswer } from '../result.js';
 import { given, type ToolContext } from './context.js';
 

@@ -4,10 +4,10 @@ import type { Services } from '../../services.js';
 import { AppError } from '../../errors.js';
 import { defaultMode, isMultiMode } from '../../catalog/catalog.js';
 import { search } from '../../catalog/search.js';
-import { estimateNodes, MAX_NODES, type EstimateNode } from '../../catalog/estimate.js';
-import { streamRunEvents } from '../../http/routes/runEvents.js';
-import { EdgeInputSchema, NodeInputSchema } from '../../contract/workflows.js';
-import { REQUEST_FIELD_TYPES } from '../../workflows/record.js';
+import { estimateNodes, type EstimateNode } from '../../catalog/estimate.js';
+import { MAX_NODES } from '../../contract/models.js';
+import { EdgeInputSchema, NodeInputSchema, REQUEST_FIELD_TYPES } from '../../contract/workflows.js';
+import type { RunEventStreamer } from '../context.js';
 import { workflowRunView } from '../../workflows/runView.js';
 import { actingPrincipal, pageContext, sendHtml, signedIn } from '../context.js';
 import { editorPage } from '../views/editor.js';
@@ -59,7 +59,7 @@ export function editorCatalog(services: Services) {
  * routes it talks to. Every route acts for the signed-in user's account through the services the /v1 API
  * uses (the API itself stays key-only); mutations carry the session's CSRF token in X-CSRF-Token.
  */
-export async function editorRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export async function editorRoutes(app: FastifyInstance, { services, streamRunEvents }: { services: Services; streamRunEvents: RunEventStreamer }): Promise<void> {
   const acct = (req: FastifyRequest) => actingPrincipal(signedIn(req).user).accountId;
 
   app.get('/workflows/new', async (req, reply) => {

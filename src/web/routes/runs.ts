@@ -10,18 +10,26 @@ import { html } from '../html.js';
 import { outputBlocks } from '../views/outputs.js';
 import { nodeRunPage, workflowRunPage } from '../views/runPage.js';
 import { runsPage } from '../views/runs.js';
+import { nodeRunState, runListItem, runRecord, type NodeRunState, type RunRecord } from '../runViews.js';
 
 const PAGE = 25;
 
-/** A run of the account, of either kind; 404 for anything else (another account's run included). */
-async function findRun(services: Services, accountId: string, runId: string): Promise<{ kind: 'node'; run: any } | { kind: 'workflow'; run: any; nodes: any[] }> {
+/**
+ * A run of the account, of either kind; 404 for anything else (another account's run included). `row` and
+ * `nodeRows` are the services' records, handed on to their own views (runs/view.ts, workflows/runView.ts);
+ * the pages read `run` and `nodes`.
+ */
+type FoundRun = { run: RunRecord; row: any } & ({ kind: 'node' } | { kind: 'workflow'; nodes: NodeRunState[]; nodeRows: any[] });
+
+async function findRun(services: Services, accountId: string, runId: string): Promise<FoundRun> {
   try {
-    return { kind: 'node', run: await services.nodeRuns.get(accountId, runId, 'node') };
+    const row = await services.nodeRuns.get(accountId, runId, 'node');
+    return { kind: 'node', run: runRecord(row), row };
   } catch (err) {
     if (!(err instanceof AppError) || err.code !== 'NOT_FOUND') throw err;
   }
-  const { run, nodes } = await services.workflowRuns.get(accountId, runId);
-  return { kind: 'workflow', run, nodes };
+  const { run: row, nodes: nodeRows } = await services.workflowRuns.get(accountId, runId);
+  return { kind: 'workflow', run: runRecord(row), row, nodes: nodeRows.map(nodeRunState), nodeRows };
 }
 
 /** Recent runs, one run's page (outputs, and the live graph of a workflow run), and its state for live updates. */
@@ -30,21 +38,22 @@ export async function runRoutes(app: FastifyInstance, { services }: { services: 
     const ctx = await pageContext(services, req);
     const cursor = (req.query as Record<string, unknown>).cursor;
     const page = await services.nodeRuns.listAll(actingPrincipal(ctx.user).accountId, typeof cursor === 'string' ? cursor : undefined, PAGE);
-    return sendHtml(reply, runsPage(ctx, { runs: page.runs, nextCursor: page.nextCursor, firstPage: cursor === undefined }));
+    return sendHtml(reply, runsPage(ctx, { runs: page.runs.map(runListItem), nextCursor: page.nextCursor, firstPage: cursor === undefined }));
   });
 
   app.get('/runs/:runId', async (req, reply) => {
     const ctx = await pageContext(services, req);
     const found = await findRun(services, actingPrincipal(ctx.user).accountId, (req.params as { runId: string }).runId);
-    if (found.kind === 'node') return sendHtml(reply, nodeRunPage(ctx, { run: await modelRunView(services.files, found.run) }));
+    if (found.kind === 'node') return sendHtml(reply, nodeRunPage(ctx, { run: await modelRunView(services.files, found.row) }));
 
     const { run, nodes } = found;
-    const graph: Graph = withLabels(run.graph ?? { nodes: [], edges: [] }, (t) => services.catalog.model(t)?.name);
-    const view = await workflowRunView(services.files, run, nodes, { details: false });
+    const graph: Graph = withLabels((run.graph ?? { nodes: [], edges: [] }) as Graph, (t) => services.catalog.model(t)?.name);
+    const view = await workflowRunView(services.files, found.row, found.nodeRows, { details: false });
     const labels = new Map(graph.nodes.map((n) => [n.id, n.label ?? n.type]));
-    const workflowName = await services.workflows.getRow(run.account_id, run.workflow_id).then((w) => w.name as string, () => run.workflow_id as string);
+    const workflowId = run.workflowId ?? '';
+    const workflowName = await services.workflows.getRow(run.accountId, workflowId).then((w) => w.name as string, () => workflowId);
     const outputs = [];
-    for (const [nodeId, handles] of Object.entries((run.output ?? {}) as Record<string, Record<string, unknown>>)) {
+    for (const [nodeId, handles] of Object.entries(run.output ?? {})) {
       const rendered = await renderOutput(services.files, handles);
       outputs.push(html`<div class="output-node"><h3 class="output-from">From ${labels.get(nodeId) ?? nodeId}</h3>${outputBlocks(rendered.output, rendered.files)}</div>`);
     }
@@ -62,8 +71,8 @@ export async function runRoutes(app: FastifyInstance, { services }: { services: 
     const found = await findRun(services, actingPrincipal(signedIn(req).user).accountId, (req.params as { runId: string }).runId);
     const run = found.run;
     const nodes = found.kind === 'workflow' ? found.nodes : [];
-    const states = found.kind === 'workflow' ? nodeStates(run.graph ?? { nodes: [], edges: [] }, run.status, nodes) : [];
-    const charged = isTerminal(run.status) ? Number(run.charged_microcredits) : nodes.reduce((s: number, n: any) => s + Number(n.charged_microcredits), 0);
+    const states = found.kind === 'workflow' ? nodeStates((run.graph ?? { nodes: [], edges: [] }) as Graph, run.status, nodes) : [];
+    const charged = isTerminal(run.status) ? Number(run.chargedMicrocredits) : nodes.reduce((s, n) => s + Number(n.chargedMicrocredits), 0);
     return { id: run.id, kind: found.kind, status: run.status, terminal: isTerminal(run.status), actualCredits: charged, nodes: states };
   });
 }

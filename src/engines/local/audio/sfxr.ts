@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { EngineError, EngineInputError, type Engine, type OutputValue } from '../../types.js';
 import { runInThread } from '../threads.js';
 import { wavOutput } from './audioIo.js';
-import { randomSeed } from './rng.js';
+import { randomSeed } from '../random.js';
 import type { render } from './sfxrThread.js';
 import { encodeWav16 } from './wav.js';
 

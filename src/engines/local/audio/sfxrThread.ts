@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as Jsfxr from 'jsfxr';
-import { seededRng } from './rng.js';
+import { seededRng } from '../random.js';
 
 /**
  * Runs in a worker thread (threads.ts). jsfxr draws every random choice — the preset's parameters and
@@ -21,7 +21,7 @@ export interface SfxrJob {
 
 function renderOnce(preset: string, seed: number): Float32Array {
   const original = Math.random;
-  Math.random = seededRng(seed);
+  Math.random = seededRng(seed, 'golden-mixed');
   try {
     const params = new Params();
     params.sample_rate = SAMPLE_RATE;

@@ -1,5 +1,5 @@
 import ToneMidi from '@tonejs/midi';
-import { pick, seededRng, weighted, type Rng } from '../rng.js';
+import { pick, seededRng, weighted, type Rng } from '../../random.js';
 import { MOODS, type MoodProfile } from './moods.js';
 import { KEYS, Scale, voiceLead, type KeyName } from './theory.js';
 
@@ -43,7 +43,7 @@ const BEATS_PER_BAR = 4;
 export function compose(opts: ComposeOptions): Composition {
   const mood = MOODS[opts.mood];
   if (!mood) throw new Error(`unknown mood ${opts.mood}`);
-  const rng = seededRng(opts.seed);
+  const rng = seededRng(opts.seed, 'golden-mixed');
   const key = opts.key === 'auto' ? pick(rng, KEYS) : opts.key;
   const tempo = opts.tempo ?? Math.round(mood.tempo[0] + rng() * (mood.tempo[1] - mood.tempo[0]));
   const scale = new Scale(key, mood.scale);

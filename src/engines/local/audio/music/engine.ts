@@ -4,7 +4,7 @@ import { EngineError, EngineInputError, type Engine } from '../../../types.js';
 import { runBinary } from '../../ffmpeg.js';
 import { runInThread } from '../../threads.js';
 import { timeLeft, wavOutput } from '../audioIo.js';
-import { randomSeed } from '../rng.js';
+import { randomSeed } from '../../random.js';
 import { compose } from './compose.js';
 import { MOODS } from './moods.js';
 import { chooseRenderer, type RendererPreference } from './renderer.js';

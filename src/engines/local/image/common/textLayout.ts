@@ -1,34 +1,9 @@
 import type { SKRSContext2D } from '@napi-rs/canvas';
+import { wrapText as wrapLines } from '../../wordWrap.js';
 
-/**
- * Greedy word wrap with the context's current font: explicit newlines are kept, and a single word wider
- * than the line is broken by characters so nothing runs off the picture.
- */
+/** Word wrap as a text overlay shows it: blank lines of the text are kept (engines/local/wordWrap.ts). */
 export function wrapText(g: SKRSContext2D, text: string, maxWidth: number): string[] {
-  const lines: string[] = [];
-  for (const para of text.split(/\r?\n/)) {
-    let line = '';
-    for (const word of para.split(/\s+/).filter(Boolean)) {
-      const candidate = line ? `${line} ${word}` : word;
-      if (g.measureText(candidate).width <= maxWidth) {
-        line = candidate;
-        continue;
-      }
-      if (line) lines.push(line);
-      line = '';
-      let rest = word;
-      while (g.measureText(rest).width > maxWidth && rest.length > 1) {
-        let cut = rest.length - 1;
-        while (cut > 1 && g.measureText(rest.slice(0, cut)).width > maxWidth) cut--;
-        lines.push(rest.slice(0, cut));
-        rest = rest.slice(cut);
-      }
-      line = rest;
-    }
-    lines.push(line);
-  }
-  while (lines.length > 1 && lines.at(-1) === '') lines.pop();
-  return lines;
+  return wrapLines(g, text, maxWidth, { blankLines: 'keep' });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { seededRandom } from '../common/random.js';
+import { seededRng } from '../../random.js';
 
 export interface Cluster { r: number; g: number; b: number; count: number }
 
@@ -10,7 +10,7 @@ export function kmeans(px: Float32Array, k: number, iterations = 24): Cluster[] 
   const n = px.length / 3;
   if (n === 0) return [];
   k = Math.min(k, n);
-  const rand = seededRandom(0x5eed);
+  const rand = seededRng(0x5eed);
   const centers = new Float32Array(k * 3);
   const d2 = new Float32Array(n).fill(Infinity);
   let pick = Math.floor(rand() * n);

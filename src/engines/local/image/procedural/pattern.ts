@@ -4,7 +4,7 @@ import { asBuffer } from '../common/buffers.js';
 import { localEngine, rethrowAborted } from '../common/engine.js';
 import { int, num, optNum, str } from '../common/inputs.js';
 import { imageOutput } from '../common/media.js';
-import { freshSeed } from '../common/random.js';
+import { randomSeed } from '../../random.js';
 import { PATTERN_STYLES, type PatternOptions, type PatternStyle } from './pattern.work.js';
 
 const WORK = new URL('./pattern.work.ts', import.meta.url).href;
@@ -17,7 +17,7 @@ export const patternEngine = localEngine({
   async run(req, ctx) {
     const style = str(req.input, 'style', 'truchet') as PatternStyle;
     if (!PATTERN_STYLES.includes(style)) throw new EngineInputError(`style must be one of ${PATTERN_STYLES.join(', ')}`);
-    const seed = optNum(req.input, 'seed') ?? freshSeed();
+    const seed = optNum(req.input, 'seed') ?? randomSeed();
     const count = int(req.input, 'num_images', 1, 1, 4);
     const result: FileOutput[] = [];
     for (let i = 0; i < count; i++) {

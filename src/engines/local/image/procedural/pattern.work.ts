@@ -1,5 +1,5 @@
 import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
-import { seededRandom } from '../common/random.js';
+import { seededRng } from '../../random.js';
 import { pickPalette } from './palettes.js';
 
 export const PATTERN_STYLES = ['truchet', 'circles', 'waves', 'mosaic', 'flow', 'voronoi'] as const;
@@ -153,7 +153,7 @@ const STYLES: Record<PatternStyle, Draw> = { truchet, circles, waves, mosaic, fl
 
 /** Runs in a worker thread. Deterministic for a given seed, size and options. */
 export async function renderPattern(o: PatternOptions): Promise<Uint8Array> {
-  const rand = seededRandom(o.seed);
+  const rand = seededRng(o.seed);
   const cols = [...pickPalette(o.palette, rand)];
   const canvas = createCanvas(o.width, o.height);
   const g = canvas.getContext('2d');

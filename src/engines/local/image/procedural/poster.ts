@@ -5,7 +5,7 @@ import { parseHex } from '../common/color.js';
 import { localEngine, rethrowAborted } from '../common/engine.js';
 import { int, optNum, optStr, str } from '../common/inputs.js';
 import { imageOutput } from '../common/media.js';
-import { freshSeed } from '../common/random.js';
+import { randomSeed } from '../../random.js';
 import { POSTER_STYLES, type PosterOptions, type PosterStyle } from './poster.work.js';
 
 const WORK = new URL('./poster.work.ts', import.meta.url).href;
@@ -24,7 +24,7 @@ export const posterEngine = localEngine({
     const accent = optStr(req.input, 'accent');
     if (background) parseHex(background, 'background');
     if (accent) parseHex(accent, 'accent');
-    const seed = optNum(req.input, 'seed') ?? freshSeed();
+    const seed = optNum(req.input, 'seed') ?? randomSeed();
     const count = int(req.input, 'num_images', 1, 1, 4);
     const result: FileOutput[] = [];
     for (let i = 0; i < count; i++) {

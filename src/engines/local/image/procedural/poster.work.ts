@@ -1,6 +1,6 @@
 import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
 import { font, registerFonts, type FontName } from '../common/fonts.js';
-import { seededRandom } from '../common/random.js';
+import { seededRng } from '../../random.js';
 import { fitFontSize } from '../common/textLayout.js';
 import { pickPalette } from './palettes.js';
 
@@ -24,7 +24,7 @@ type Colors = { bg: string; ink: string; a1: string; a2: string; a3: string };
 /** Draws one typographic poster: a styled background made of seeded shapes, then the fitted headline. */
 export async function renderPoster(o: PosterOptions): Promise<Uint8Array> {
   registerFonts();
-  const rand = seededRandom(o.seed);
+  const rand = seededRng(o.seed);
   // Neon only reads as neon on a dark palette, so "auto" means the neon palette there.
   const [bg, ink, a1, a2, a3] = pickPalette(o.style === 'neon' && o.palette === 'auto' ? 'neon' : o.palette, rand);
   const c: Colors = { bg: o.background ?? bg, ink, a1: o.accent ?? a1, a2, a3 };

@@ -1,5 +1,6 @@
-import { GlobalFonts, createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
+import { GlobalFonts, createCanvas } from '@napi-rs/canvas';
 import { CAPTION_FAMILY, captionFontPath } from './font.js';
+import { wrapText } from '../../wordWrap.js';
 
 /**
  * Draws captions into transparent PNG strips, one per cue, for ffmpeg to overlay. Runs in a worker thread
@@ -26,41 +27,6 @@ export interface CaptionStrip {
   y: number;
 }
 
-function breakWord(g: SKRSContext2D, word: string, maxWidth: number): string[] {
-  const chars = Array.from(word);
-  const pieces: string[] = [];
-  let cur = '';
-  for (const ch of chars) {
-    if (cur && g.measureText(cur + ch).width > maxWidth) {
-      pieces.push(cur);
-      cur = ch;
-    } else cur += ch;
-  }
-  if (cur) pieces.push(cur);
-  return pieces;
-}
-
-/** Greedy word wrap to `maxWidth`; a word longer than a line is split between characters. */
-export function wrapText(g: SKRSContext2D, text: string, maxWidth: number): string[] {
-  const lines: string[] = [];
-  for (const para of text.split('\n')) {
-    let line = '';
-    for (const word of para.split(/\s+/).filter(Boolean)) {
-      const candidate = line ? `${line} ${word}` : word;
-      if (g.measureText(candidate).width <= maxWidth) {
-        line = candidate;
-        continue;
-      }
-      if (line) lines.push(line);
-      const pieces = g.measureText(word).width > maxWidth ? breakWord(g, word, maxWidth) : [word];
-      lines.push(...pieces.slice(0, -1));
-      line = pieces.at(-1) ?? '';
-    }
-    if (line) lines.push(line);
-  }
-  return lines;
-}
-
 export function renderCaptionStrips(texts: string[], o: CaptionStyle): CaptionStrip[] {
   const measure = createCanvas(8, 8).getContext('2d');
   const maxWidth = o.width * 0.9;
@@ -71,7 +37,7 @@ export function renderCaptionStrips(texts: string[], o: CaptionStyle): CaptionSt
     let lines: string[];
     for (;;) {
       measure.font = `${size}px "${CAPTION_FAMILY}"`;
-      lines = wrapText(measure, text, maxWidth);
+      lines = wrapText(measure, text, maxWidth, { blankLines: 'drop' });
       if (lines.length * size * 1.25 <= o.height * 0.5 || size <= 10) break;
       size = Math.max(10, Math.floor(size * 0.9));
     }

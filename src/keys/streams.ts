@@ -1,6 +1,7 @@
 import type { Db } from '../db/pool.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
+import { closeStream, countLiveStreams, lockStreamsOf, openStream, pruneStreamsOf, renewAndCheckStreams } from './queries.js';
 
 /**
  * Event streams obey their key. Every API process registers its open SSE streams here, whichever route
@@ -13,19 +14,6 @@ import { newId } from '../ids.js';
  *   `error` event. So a revoked or expired key's streams end within seconds, in every process, whichever
  *   process revoked it.
  */
-
-/** How long a stream's row outlives its process's last renewal (a crashed process's rows lapse). */
-const ALIVE_SECONDS = 30;
-
-const OPEN = `INSERT INTO open_streams (id, key_id, holder, alive_until) VALUES ($1, $2, $3, now() + make_interval(secs => ${ALIVE_SECONDS}))`;
-const COUNT = `SELECT count(*)::int AS n FROM open_streams WHERE key_id = $1 AND alive_until > now()`;
-const LOCK = `SELECT pg_advisory_xact_lock(hashtext('atelier:streams:' || $1))`;
-const PRUNE = `DELETE FROM open_streams WHERE key_id = $1 AND alive_until <= now()`;
-const CLOSE = `DELETE FROM open_streams WHERE id = $1`;
-/** Renews this process's rows and returns which of the given keys (or web sessions) may still stream. */
-const RENEW_AND_CHECK = `WITH renew AS (UPDATE open_streams SET alive_until = now() + make_interval(secs => ${ALIVE_SECONDS}) WHERE holder = $1)
-  SELECT id FROM api_keys WHERE id = ANY($2) AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
-  UNION ALL SELECT id FROM web_sessions WHERE id = ANY($2) AND expires_at > now()`;
 
 export type EndStream = (reason: { code: 'UNAUTHORIZED'; message: string }) => void;
 
@@ -44,14 +32,14 @@ export class KeyStreams {
   async open(keyId: string, end: EndStream): Promise<() => void> {
     const id = newId('str');
     await this.db.tx(async (tx) => {
-      await tx.query(LOCK, [keyId]);
-      await tx.query(PRUNE, [keyId]);
-      const n: number = (await tx.query(COUNT, [keyId])).rows[0].n;
+      await lockStreamsOf(tx, keyId);
+      await pruneStreamsOf(tx, keyId);
+      const n = await countLiveStreams(tx, keyId);
       if (n >= this.opts.perKey) {
         const who = keyId.startsWith('wses_') ? 'this session' : 'this API key';
         throw new AppError('RATE_LIMITED', `${who} already has ${n} open event streams (at most ${this.opts.perKey}); close one first`, { headers: { 'retry-after': '5' } });
       }
-      await tx.query(OPEN, [id, keyId, this.holder]);
+      await openStream(tx, id, keyId, this.holder);
     });
     let streams = this.byKey.get(keyId);
     if (!streams) this.byKey.set(keyId, (streams = new Map()));
@@ -68,7 +56,7 @@ export class KeyStreams {
         clearInterval(this.timer);
         this.timer = undefined;
       }
-      this.db.query(CLOSE, [id]).catch(() => {});
+      closeStream(this.db, id).catch(() => {});
     };
   }
 
@@ -78,7 +66,7 @@ export class KeyStreams {
     this.checking = true;
     try {
       const keys = [...this.byKey.keys()];
-      const valid = new Set((await this.db.query(RENEW_AND_CHECK, [this.holder, keys])).rows.map((r) => r.id as string));
+      const valid = new Set(await renewAndCheckStreams(this.db, this.holder, keys));
       for (const k of keys) {
         if (valid.has(k)) continue;
         const message = k.startsWith('wses_') ? 'the session of this stream has ended (signed out or expired)' : 'the API key of this stream was revoked or has expired';

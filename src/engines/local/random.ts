@@ -1,11 +1,19 @@
 /**
- * A small seeded pseudo-random generator (a 32-bit multiply–xorshift mix of a Weyl sequence). Seeded
- * engines must give the same bytes for the same seed on every machine, which Math.random cannot.
+ * The one seeded pseudo-random generator of the local engines (mulberry32: a 32-bit multiply–xorshift mix
+ * of a Weyl sequence). Seeded engines must give the same bytes for the same seed on every machine, which
+ * Math.random cannot.
  */
 export type Rng = () => number;
 
-export function seededRng(seed: number): Rng {
-  let state = (seed >>> 0) ^ 0x9e3779b9;
+/**
+ * How a seed becomes the generator's first state. The image engines take the seed as it is; the audio
+ * engines mix it with the golden ratio first (0x9e3779b9). Both are kept so that every engine's output for a
+ * given seed stays what it was.
+ */
+export type Seeding = 'as-given' | 'golden-mixed';
+
+export function seededRng(seed: number, seeding: Seeding = 'as-given'): Rng {
+  let state = seeding === 'golden-mixed' ? ((seed >>> 0) ^ 0x9e3779b9) >>> 0 : seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
     let z = state;

@@ -1,33 +1,34 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { sendError } from './errorBody.js';
-import { capConnectionsPerAddress, nodeServerOptions } from './connections.js';
-import { routedUrl } from './pathForms.js';
-import { registerOpenApi } from './plugins/openapi.js';
+import { sendError } from '../errorReplies/body.js';
+import { capConnectionsPerAddress, nodeServerOptions } from '../http/connections.js';
+import { routedUrl } from '../http/pathForms.js';
+import { registerOpenApi } from '../http/plugins/openapi.js';
 import type { Logger } from 'pino';
 import { maskUrlSecrets } from '../logMasks.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { newTraceId } from '../ids.js';
 import type { Services } from '../services.js';
-import { clientErrorHandler, registerErrorHandling } from './plugins/errors.js';
-import { registerAuth } from './plugins/auth.js';
-import { registerValidation } from './plugins/validation.js';
-import { registerJsonBody } from './plugins/jsonBody.js';
-import { healthRoutes } from './routes/health.js';
-import { creditRoutes } from './routes/credits.js';
+import { clientErrorHandler, registerErrorHandling } from '../http/plugins/errors.js';
+import { registerAuth } from '../http/plugins/auth.js';
+import { registerValidation } from '../http/plugins/validation.js';
+import { registerJsonBody } from '../http/plugins/jsonBody.js';
+import { healthRoutes } from '../http/routes/health.js';
+import { creditRoutes } from '../http/routes/credits.js';
 import { ErrorResponse } from '../contract/errors.js';
 import { CatalogResponse, ModelEntry, ModelPricing, ModelSchema, SearchResponse, SubModel } from '../contract/models.js';
-import { modelRoutes } from './routes/models.js';
-import { estimateRoutes } from './routes/estimates.js';
-import { deprecatedRoutes } from './routes/deprecated.js';
-import { modelRunRoutes } from './routes/modelRuns.js';
-import { fileRoutes } from './routes/files.js';
-import { ledgerRoutes } from './routes/ledger.js';
-import { webhookRoutes } from './routes/webhooks.js';
-import { runEventRoutes } from './routes/runEvents.js';
-import { workflowRoutes } from './routes/workflows.js';
-import { workflowRunRoutes } from './routes/workflowRuns.js';
-import { mcpRoutes } from './routes/mcp.js';
+import { modelRoutes } from '../http/routes/models.js';
+import { estimateRoutes } from '../http/routes/estimates.js';
+import { deprecatedRoutes } from '../http/routes/deprecated.js';
+import { modelRunRoutes } from '../http/routes/modelRuns.js';
+import { fileRoutes } from '../http/routes/files.js';
+import { ledgerRoutes } from '../http/routes/ledger.js';
+import { webhookRoutes } from '../http/routes/webhooks.js';
+import { runEventRoutes } from '../http/routes/runEvents.js';
+import { workflowRoutes } from '../http/routes/workflows.js';
+import { workflowRunRoutes } from '../http/routes/workflowRuns.js';
+import { streamRunEvents } from '../http/routes/runEvents.js';
+import { mcpRoutes } from '../http/routes/mcp.js';
 import { WorkflowSchema } from '../contract/workflows.js';
 import type { Metrics } from '../ops/metrics.js';
 import { registerMetrics } from '../ops/metricsHttp.js';
@@ -43,7 +44,10 @@ export interface AppOptions {
   metrics?: { metrics: Metrics; token: string | undefined };
 }
 
-/** Builds the HTTP app over already-started services. Routes stay thin: parse, call a service, shape the reply. */
+/**
+ * Builds the HTTP face of a process over already-started services: the API (http/: plugins, then routes) and
+ * the web app (web/) mounted side by side. Routes stay thin: parse, call a service, shape the reply.
+ */
 export async function buildApp(services: Services, opts: AppOptions = {}): Promise<FastifyInstance> {
   const app = (Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
@@ -112,7 +116,8 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   await app.register(workflowRoutes, { services });
   await app.register(workflowRunRoutes, { services });
   await app.register(mcpRoutes, { services });
-  // The web app (sign-in, settings, runs, workflows) at `/`, in its own encapsulated context.
-  await app.register(webApp, { services });
+  // The web app (sign-in, settings, runs, workflows) at `/`, in its own encapsulated context, beside the API:
+  // it streams run events through the API's own stream, handed in here.
+  await app.register(webApp, { services, streamRunEvents });
   return app;
 }

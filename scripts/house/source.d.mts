@@ -1,0 +1,17 @@
+export function listSourceFiles(root: string): string[];
+export function readSources(root: string): Map<string, string>;
+export function scan(text: string): { code: string; strings: Array<{ text: string; line: number }> };
+export function importSpecifiers(code: string): string[];
+export function resolveImport(from: string, spec: string, known: Map<string, unknown> | Set<string>): string | undefined;
+export function importGraph(files: Map<string, string>): Map<string, string[]>;
+export function importCircles(graph: Map<string, string[]>): string[][];
+export function moduleOf(file: string): string;
+export const LAYERS: string[][];
+export function floorOf(room: string): number | undefined;
+export function backUpArrows(graph: Map<string, string[]>): Array<{ from: string; to: string }>;
+export function isSql(literal: string): boolean;
+export function sqlLiterals(text: string): Array<{ text: string; line: number; lines: number }>;
+export function writtenTables(sql: string): string[];
+export function touchesRuns(sql: string): boolean;
+export function isQueriesFile(file: string): boolean;
+export function untypedRowReads(text: string): { total: number; untyped: number };

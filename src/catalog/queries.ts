@@ -1,0 +1,49 @@
+import type { Db, Queryable } from '../db/pool.js';
+
+// The SQL of catalog/: the retired models' sample run history (catalog/legacy.ts), owned here
+// (legacy_runs, legacy_seeded; src/app/tableOwners.json).
+
+/** A stored run of a retired model, as the table holds it. */
+export interface LegacyRunRow {
+  id: string;
+  account_id: string;
+  node_type: string;
+  status: 'COMPLETED' | 'FAILED';
+  input: Record<string, unknown>;
+  output: Record<string, unknown>;
+  credit_used: string | number;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+/** Marks `accountId` as seeded; false when it already was (so its history is written once). */
+export async function markSeeded(q: Queryable, accountId: string): Promise<boolean> {
+  const r = await q.query(`INSERT INTO legacy_seeded (account_id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING account_id`, [accountId]);
+  return r.rowCount !== 0;
+}
+
+export async function insertLegacyRun(q: Queryable, run: Omit<LegacyRunRow, 'finished_at'> & { finished_at: Date }): Promise<void> {
+  await q.query(
+    `INSERT INTO legacy_runs (id, account_id, node_type, status, input, output, credit_used, created_at, finished_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [run.id, run.account_id, run.node_type, run.status, run.input, run.output, run.credit_used, run.created_at, run.finished_at],
+  );
+}
+
+/** How many stored runs `accountId` has per retired model. */
+export async function legacyRunCounts(db: Db, accountId: string): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ node_type: string; n: number }>(
+    `SELECT node_type, count(*)::int AS n FROM legacy_runs WHERE account_id = $1 GROUP BY node_type`, [accountId]);
+  return new Map(rows.map((r) => [r.node_type, r.n]));
+}
+
+/** Up to `limit` runs of one retired model, newest first, after the cursor position (created_at, id). */
+export async function legacyRunsPage(db: Db, accountId: string, nodeType: string, after: [Date, string] | [null, null], limit: number): Promise<LegacyRunRow[]> {
+  const { rows } = await db.query<LegacyRunRow>(
+    `SELECT * FROM legacy_runs WHERE account_id = $1 AND node_type = $2
+       AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
+     ORDER BY created_at DESC, id DESC LIMIT $5`,
+    [accountId, nodeType, after[0], after[1], limit],
+  );
+  return rows;
+}
