@@ -38,7 +38,7 @@ export async function legacyRunCounts(db: Db, accountId: string): Promise<Map<st
 }
 
 /** Up to `limit` runs of one retired model, newest first, after the cursor position (created_at, id). */
-export async function legacyRunsPage(db: Db, accountId: string, nodeType: string, after: [Date, string] | [null, null], limit: number): Promise<LegacyRunRow[]> {
+export async function legacyRunsPage(db: Db, accountId: string, nodeType: string, after: [string, string] | [null, null], limit: number): Promise<LegacyRunRow[]> {
   const { rows } = await db.query<LegacyRunRow>(
     `SELECT * FROM legacy_runs WHERE account_id = $1 AND node_type = $2
        AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
