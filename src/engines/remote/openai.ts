@@ -2,7 +2,7 @@ import type { Availability, Engine, EngineContext, EngineOutputs, ExecuteRequest
 import { EngineError, EngineInputError } from '../types.js';
 import { ProviderClient } from './http.js';
 import { isRecord, resolveMediaFields, stringOption } from './inputs.js';
-import { downloadOutput, fileOutput } from './outputs.js';
+import { downloadOutput, expectMedia } from './outputs.js';
 import { runScope, type RunScope } from './signals.js';
 import { resolveCommon, type RemoteCommonSettings, type ResolvedCommon } from './settings.js';
 import { sseData } from './sse.js';
@@ -284,8 +284,9 @@ async function images(client: ProviderClient, common: ResolvedCommon, req: Execu
   const files: FileOutput[] = [];
   for (const [i, d] of data.entries()) {
     const base = data.length > 1 ? `image-${i + 1}` : 'image';
-    if (d.b64_json) files.push(fileOutput(Buffer.from(d.b64_json, 'base64'), base));
-    else if (d.url) files.push(fileOutput(await downloadOutput(d.url, common, scope.signal, client.cfg.label), base));
+    // Checked by their bytes before anything is stored or charged: `b64_json: "string"` decodes to 4 bytes of nothing.
+    if (d.b64_json) files.push(expectMedia(Buffer.from(d.b64_json, 'base64'), ['image'], base, client.cfg.label));
+    else if (d.url) files.push(expectMedia(await downloadOutput(d.url, common, scope.signal, client.cfg.label), ['image'], base, client.cfg.label));
     else throw new EngineError(`${client.cfg.label} returned an image entry with neither b64_json nor url`);
     ctx.progress((i + 1) / data.length);
   }
@@ -303,10 +304,10 @@ async function speech(client: ProviderClient, req: ExecuteRequest, scope: RunSco
     ...(typeof input.instructions === 'string' && input.instructions ? { instructions: input.instructions } : {}),
     ...params(options),
   };
-  const res = await client.request('audio/speech', { json: body, signal: scope.signal, deadline: scope.deadline, headers: { accept: 'audio/*' } });
-  const file = fileOutput(res.body, 'speech');
-  if (!file.contentType.startsWith('audio/')) throw new EngineError(`${client.cfg.label} answered speech with something that is not audio (${file.contentType})`);
-  return { result: [file] };
+  // OpenAI's OpenAPI document answers speech as application/octet-stream: ask for exactly that (a server
+  // that negotiates strictly refuses `audio/*` with 406); the bytes are then typed by sniffing.
+  const res = await client.request('audio/speech', { json: body, signal: scope.signal, deadline: scope.deadline, headers: { accept: 'application/octet-stream' } });
+  return { result: [expectMedia(res.body, ['audio'], 'speech', client.cfg.label)] };
 }
 
 async function transcription(client: ProviderClient, req: ExecuteRequest, ctx: EngineContext, scope: RunScope): Promise<EngineOutputs> {

@@ -26,6 +26,13 @@ const err = (status: number, message: string, type: string, code: string | null,
   json: { error: { message, type, param, code } },
 });
 
+/** Whether an Accept header admits a media type (absent admits everything). */
+export function accepts(header: string | string[] | undefined, type: string): boolean {
+  if (header === undefined) return true;
+  const [top] = type.split('/');
+  return String(header).split(',').map((r) => r.split(';')[0]!.trim().toLowerCase()).some((r) => r === '*/*' || r === type || r === `${top}/*`);
+}
+
 async function formOf(req: FakeRequest): Promise<FormData> {
   const r = new Request('http://fake/', { method: 'POST', headers: { 'content-type': String(req.headers['content-type']) }, body: new Uint8Array(req.body) });
   return r.formData();
@@ -124,10 +131,13 @@ export async function startOpenAIFake(o: OpenAIFakeOptions = {}): Promise<OpenAI
       const bad = modelCheck(body.model);
       if (bad) return bad;
       if (typeof body.input !== 'string' || !body.input) return err(400, "Missing required parameter: 'input'.", 'invalid_request_error', 'missing_required_parameter', 'input');
-      if (body.response_format === 'wav') return { headers: { 'content-type': 'audio/wav' }, body: makeWav(0.05) };
+      // The document's only binary answer is application/octet-stream: a negotiating server refuses an
+      // Accept that does not admit it (e.g. `audio/*`) with 406.
+      if (!accepts(req.headers.accept, 'application/octet-stream')) return err(406, `Not acceptable: ${String(req.headers.accept)}`, 'invalid_request_error', null);
+      if (body.response_format === 'wav') return { headers: { 'content-type': 'application/octet-stream' }, body: makeWav(0.05) };
       // An MP3 header (ID3 tag + one silent layer III frame header) is enough for the adapter to sniff.
       const mp3 = Buffer.concat([Buffer.from('ID3\x04\x00\x00\x00\x00\x00\x00', 'latin1'), Buffer.from([0xff, 0xfb, 0x90, 0x64]), Buffer.alloc(413)]);
-      return { headers: { 'content-type': 'audio/mpeg' }, body: mp3 };
+      return { headers: { 'content-type': 'application/octet-stream' }, body: mp3 };
     }
 
     if (req.method === 'POST' && req.path === '/v1/audio/transcriptions') {
