@@ -14,6 +14,13 @@ export interface OpenAIFakeOptions {
   answer?: string[];
   /** Gap between stream chunks. */
   gapMs?: number;
+  /**
+   * Which server this is, for how it names and lists models: 'openai' (ids as given); 'ollama' (models are
+   * `name:tag`, listed so in GET /v1/models and GET /api/tags, and a request naming `name` means
+   * `name:latest`; chat reads `max_tokens` only); 'llama.cpp' (one model, listed as its single entry,
+   * answering whatever model a request names).
+   */
+  flavour?: 'openai' | 'ollama' | 'llama.cpp';
 }
 
 export interface OpenAIFake extends FakeServer {
@@ -39,7 +46,8 @@ async function formOf(req: FakeRequest): Promise<FormData> {
 }
 
 export async function startOpenAIFake(o: OpenAIFakeOptions = {}): Promise<OpenAIFake> {
-  const models = o.models ?? ['gpt-test', 'gpt-image-test', 'tts-test', 'whisper-test'];
+  const flavour = o.flavour ?? 'openai';
+  const models = o.models ?? (flavour === 'llama.cpp' ? ['/models/model.gguf'] : ['gpt-test', 'gpt-image-test', 'tts-test', 'whisper-test']);
   const answer = o.answer ?? ['Hello', ' from', ' the', ' fake', ' model', '.'];
   let imageN = 0;
   const files = new Map<string, Buffer>();
@@ -53,12 +61,20 @@ export async function startOpenAIFake(o: OpenAIFakeOptions = {}): Promise<OpenAI
       const got = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
       return err(401, `Incorrect API key provided: ${got}. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', 'invalid_api_key');
     }
+    const served = (model: unknown): boolean => {
+      if (flavour === 'llama.cpp') return true;
+      if (typeof model !== 'string') return false;
+      return models.includes(flavour === 'ollama' && !model.includes(':') ? `${model}:latest` : model);
+    };
     const modelCheck = (model: unknown): FakeReply | undefined =>
-      typeof model === 'string' && models.includes(model)
+      served(model)
         ? undefined
         : err(404, `The model \`${String(model)}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found');
 
     // The served models, as OpenAI, Ollama, vLLM and LM Studio list them.
+    if (req.method === 'GET' && req.path === '/api/tags' && flavour === 'ollama') {
+      return { json: { models: models.map((name) => ({ name, model: name, modified_at: '2026-01-01T00:00:00Z', size: 1, digest: 'sha256:0', details: { format: 'gguf', family: 'llama' } })) } };
+    }
     if (req.method === 'GET' && req.path === '/v1/models') {
       return { json: { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'fake' })) } };
     }
@@ -69,7 +85,9 @@ export async function startOpenAIFake(o: OpenAIFakeOptions = {}): Promise<OpenAI
       if (bad) return bad;
       if (!Array.isArray(body.messages) || body.messages.length === 0) return err(400, "'messages' must contain at least one message", 'invalid_request_error', null, 'messages');
       const created = Math.floor(Date.now() / 1000);
-      const words = body.max_tokens !== undefined ? answer.slice(0, body.max_tokens) : answer;
+      // OpenAI reads max_completion_tokens (and the older max_tokens); Ollama and llama.cpp read max_tokens only.
+      const limit = flavour === 'openai' ? (body.max_completion_tokens ?? body.max_tokens) : body.max_tokens;
+      const words = limit !== undefined && limit !== null ? answer.slice(0, limit) : answer;
       const finish = words.length < answer.length ? 'length' : 'stop';
       if (!body.stream) {
         return {

@@ -38,3 +38,28 @@ test('images: a b64_json that is not an image fails the run instead of becoming 
     return true;
   });
 });
+
+test('Ollama: a binding naming "llama3.2" is served by the "llama3.2:latest" a real Ollama lists (no tag means :latest)', async () => {
+  const ollama = await startOpenAIFake({ flavour: 'ollama', models: ['llama3.2:latest', 'qwen3:8b'] });
+  after(() => ollama.close());
+  const e = createOpenAIEngine({ baseUrl: `${ollama.url}/v1`, allowPrivate: true, retry: fast });
+  assert.equal((await e.availability()).available, true);
+  assert.deepEqual(e.bindingAvailability!({ model: 'llama3.2' }), { available: true });
+  assert.deepEqual(e.bindingAvailability!({ model: 'qwen3:8b' }), { available: true });
+  assert.equal(e.bindingAvailability!({ model: 'qwen3' }).available, false, 'qwen3 means qwen3:latest, which is not pulled');
+  const t = testContext();
+  after(t.cleanup);
+  const out = await e.execute({ nodeType: 'x', subModelId: 'x', input: { prompt: 'hi' }, options: { operation: 'chat', model: 'llama3.2' } }, t.ctx);
+  assert.deepEqual(out.output, { kind: 'text', text: 'Hello from the fake model.' });
+});
+
+test('a binding that asks for max_completion_tokens still limits an Ollama answer: Ollama reads max_tokens', async () => {
+  const ollama = await startOpenAIFake({ flavour: 'ollama', models: ['llama3.2:latest'] });
+  after(() => ollama.close());
+  const t = testContext();
+  after(t.cleanup);
+  const e = createOpenAIEngine({ baseUrl: `${ollama.url}/v1`, allowPrivate: true, retry: fast });
+  const out = await e.execute({ nodeType: 'x', subModelId: 'x', input: { prompt: 'hi', max_tokens: 2 }, options: { operation: 'chat', model: 'llama3.2', maxTokensParam: 'max_completion_tokens' } }, t.ctx);
+  assert.deepEqual(out.output, { kind: 'text', text: 'Hello from' });
+  assert.equal(ollama.lastChat.max_tokens, 2);
+});
