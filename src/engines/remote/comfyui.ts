@@ -6,7 +6,7 @@ import { ProviderClient } from './http.js';
 import { comfyNodeClasses, fetchNameList, type BindingAvailability, type ListResult } from './servedModels.js';
 import { isRecord, mediaFieldKind } from './inputs.js';
 import { unconfiguredEngine, waitForJob, type PollResult, type RemoteJob } from './job.js';
-import { fileOutput } from './outputs.js';
+import { expectedKinds, expectMedia, fileOutput } from './outputs.js';
 import { runScope, type RunScope } from './signals.js';
 import { resolveCommon, type RemoteCommonSettings } from './settings.js';
 
@@ -194,7 +194,9 @@ async function outputsOf(client: ProviderClient, entry: HistoryEntry, options: R
     const q = new URLSearchParams({ filename: f.filename, subfolder: f.subfolder ?? '', type: f.type ?? 'output' });
     const res = await client.request(`view?${q}`, { signal: scope.signal, deadline: scope.deadline, headers: { accept: '*/*' } });
     if (res.body.length > maxBytes) throw new EngineError(`ComfyUI output ${f.filename} is larger than the download limit of ${maxBytes} bytes`);
-    files.push(fileOutput(res.body, saved.length > 1 ? `result-${i + 1}` : 'result'));
+    const base = saved.length > 1 ? `result-${i + 1}` : 'result';
+    const kinds = expectedKinds(options.expect);
+    files.push(kinds ? expectMedia(res.body, kinds, base, 'ComfyUI') : fileOutput(res.body, base));
   }
   return files;
 }

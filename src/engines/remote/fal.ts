@@ -128,5 +128,5 @@ async function viaQueue(client: ProviderClient, model: string, input: Record<str
 async function outputsOf(result: unknown, req: ExecuteRequest, common: ResolvedCommon, scope: RunScope): Promise<EngineOutputs> {
   const o = req.options;
   if (o.output === 'text') return { output: { kind: 'text', text: textFromResult(result, (o.textPath as string | undefined) ?? 'text', 'fal') } };
-  return { result: await filesFromResult(result, { path: o.outputPath as string | undefined, common, signal: scope.signal, label: 'fal' }) };
+  return { result: await filesFromResult(result, { path: o.outputPath as string | undefined, common, signal: scope.signal, label: 'fal', expect: o.expect }) };
 }

@@ -126,7 +126,7 @@ export function createReplicateEngine(s: ReplicateSettings): Engine {
 
       async function outputsOf(output: unknown, opts: Record<string, unknown>): Promise<EngineOutputs> {
         if (opts.output === 'text') return { output: { kind: 'text', text: textFromResult(output, opts.outputPath as string | undefined, 'Replicate') } };
-        return { result: await filesFromResult(output, { path: opts.outputPath as string | undefined, common, signal: scope.signal, label: 'Replicate' }) };
+        return { result: await filesFromResult(output, { path: opts.outputPath as string | undefined, common, signal: scope.signal, label: 'Replicate', expect: opts.expect }) };
       }
     },
   };

@@ -73,6 +73,10 @@ export const falModels: Record<string, FalFakeModel> = {
     queued: 1000,
     run: () => ({ result: {} }),
   },
+  // Claims a PNG, serves four bytes of text (issue 28: such an answer was stored and charged).
+  'fal-ai/not-an-image': {
+    run: (_input, fake) => ({ result: { images: [{ url: fake.serveFile('fake.png', 'image/png', Buffer.from('string')), content_type: 'image/png' }] } }),
+  },
   'fal-ai/empty': {
     run: () => ({ result: { images: [] } }),
   },
