@@ -73,8 +73,9 @@ test('synchronous endpoint when the binding asks for it', async () => {
   assert.equal(fake.callsTo('POST', /^\/run\/fal-ai\/flux-pro\/v1\.1$/).length, 1);
 });
 
-test('retries 429 with Retry-After and 5xx on submit and on status', async () => {
-  fake.inject('POST', /^\/queue\/fal-ai\/flux-pro/, { status: 429, headers: { 'retry-after': '0' }, json: { detail: 'Rate limit exceeded' } }, { status: 500, json: { detail: 'Internal Server Error' } });
+test('retries 429 with Retry-After and gateway 5xx on submit, and 5xx on status', async () => {
+  // A submit is retried only where fal's client retries it (429, 502/503/504): a 500 may have started the job (issue 28).
+  fake.inject('POST', /^\/queue\/fal-ai\/flux-pro/, { status: 429, headers: { 'retry-after': '0' }, json: { detail: 'Rate limit exceeded' } }, { status: 503, json: { detail: 'Service Unavailable' } });
   fake.inject('GET', /\/status$/, { status: 503, body: 'upstream connect error' });
   const before = fake.callsTo('POST', /^\/queue\/fal-ai\/flux-pro/).length;
   const out = await run({ prompt: 'retry me' }, { model: 'fal-ai/flux-pro/v1.1' }).p;
@@ -115,7 +116,8 @@ test('time-out: the run deadline cancels the fal job too', async () => {
   assert.equal(fake.callsTo('PUT', /cancel$/).length - before, 1);
   // a hanging status request is cut by the per-request time-out and retried
   fake.inject('GET', /\/status$/, { hang: true });
-  const out = await run({ prompt: 'x' }, { model: 'fal-ai/flux-pro/v1.1' }, { retry: { ...fast, requestTimeoutMs: 100 } }).p;
+  // (long enough for the submit on a loaded machine: a submit that times out is not sent again)
+  const out = await run({ prompt: 'x' }, { model: 'fal-ai/flux-pro/v1.1' }, { retry: { ...fast, requestTimeoutMs: 1500 } }).p;
   assert.equal((out.result as FileOutput[]).length, 1);
 });
 

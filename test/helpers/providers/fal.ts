@@ -9,7 +9,15 @@ import { makeMp4Head, makePng } from './media.js';
  * /run. Authorization `Key <key>`. Output files are served from /files on the same server.
  */
 
+/** The app id status and results live under: owner/alias, or namespace/owner/alias for `workflows/` and `comfy/` ids (as fal's client parses them). */
+export function falAppId(model: string): string {
+  const parts = model.split('/');
+  return parts.slice(0, ['workflows', 'comfy'].includes(parts[0]!) ? 3 : 2).join('/');
+}
+
 export interface FalFakeModel {
+  /** Answer the submit with the request id only (no status/response/cancel URLs). */
+  bareSubmit?: boolean;
   /** Polls answered IN_QUEUE, then IN_PROGRESS, before COMPLETED. */
   queued?: number;
   running?: number;
@@ -77,6 +85,15 @@ export const falModels: Record<string, FalFakeModel> = {
   'fal-ai/not-an-image': {
     run: (_input, fake) => ({ result: { images: [{ url: fake.serveFile('fake.png', 'image/png', Buffer.from('string')), content_type: 'image/png' }] } }),
   },
+  'workflows/acme/upscale-flow': {
+    bareSubmit: true,
+    running: 1,
+    run: (_input, fake) => ({ result: { images: [{ url: fake.serveFile('flow.png', 'image/png', makePng(4, 4)) }] } }),
+  },
+  'comfy/acme/portrait/v2': {
+    bareSubmit: true,
+    run: (_input, fake) => ({ result: { images: [{ url: fake.serveFile('comfy.png', 'image/png', makePng(4, 4)) }] } }),
+  },
   'fal-ai/empty': {
     run: () => ({ result: { images: [] } }),
   },
@@ -102,7 +119,7 @@ export async function startFalFake(apiKey: string): Promise<FalFake> {
     }
     if (!req.path.startsWith('/queue/')) return { status: 404, json: { detail: 'Not Found' } };
     const rest = req.path.slice('/queue/'.length);
-    const reqMatch = /^([^/]+\/[^/]+)\/requests\/([^/]+)(\/status|\/cancel)?$/.exec(rest);
+    const reqMatch = /^(.+?)\/requests\/([^/]+)(\/status|\/cancel)?$/.exec(rest);
     if (reqMatch) {
       const [, app, id, action] = reqMatch;
       const job = jobs.get(id!);
@@ -139,9 +156,10 @@ export async function startFalFake(apiKey: string): Promise<FalFake> {
       const model = rest;
       if (!falModels[model]) return { status: 404, json: { detail: `Application '${model}' not found` } };
       const id = randomUUID();
-      const app = model.split('/').slice(0, 2).join('/');
+      const app = falAppId(model);
       jobs.set(id, { model, app, input: req.json(), polls: 0, canceled: false });
       const base = `${fake.url}/queue/${app}/requests/${id}`;
+      if (falModels[model]!.bareSubmit) return { json: { status: 'IN_QUEUE', request_id: id } };
       return { json: { status: 'IN_QUEUE', request_id: id, response_url: base, status_url: `${base}/status`, cancel_url: `${base}/cancel`, queue_position: falModels[model]!.queued ?? 0 } };
     }
     return { status: 405, json: { detail: 'Method Not Allowed' } };

@@ -34,3 +34,58 @@ test('finding 4: a file that is not the image the binding outputs fails the run 
   const ok = await run({ prompt: 'a fox' }, { model: 'fal-ai/flux-pro/v1.1', expect: 'image' });
   assert.equal((ok.result as FileOutput[])[0]!.contentType, 'image/png');
 });
+
+test('finding 7: a failed job\'s result (HTTP 500) is fal\'s error, fetched once — not five retries and "gave up"', async () => {
+  const before = fake.calls.length;
+  await assert.rejects(run({ prompt: 'x' }, { model: 'fal-ai/oom' }), (err: Error) => {
+    assert.match(err.message, /CUDA out of memory/);
+    assert.doesNotMatch(err.message, /gave up/);
+    return true;
+  });
+  const results = fake.calls.slice(before).filter((c) => c.method === 'GET' && /\/requests\/[^/]+$/.test(c.path));
+  assert.equal(results.length, 1);
+});
+
+test('finding 7: a status fal\'s client does not know keeps the job polled, as fal\'s client does', async () => {
+  fake.inject('GET', /^\/queue\/fal-ai\/flux-pro\/requests\/[^/]+\/status$/, { status: 202, json: { status: 'STARTING_WORKER' } });
+  const out = await run({ prompt: 'a fox' }, { model: 'fal-ai/flux-pro/v1.1' });
+  assert.equal((out.result as FileOutput[]).length, 1);
+});
+
+test('finding 7: workflows/ and comfy/ ids poll under namespace/owner/alias when the submit answer names no URLs', async () => {
+  const a = await run({ prompt: 'x' }, { model: 'workflows/acme/upscale-flow' });
+  assert.equal((a.result as FileOutput[]).length, 1);
+  assert.ok(fake.calls.some((c) => /^\/queue\/workflows\/acme\/upscale-flow\/requests\/[^/]+\/status$/.test(c.path)));
+  const b = await run({ prompt: 'x' }, { model: 'comfy/acme/portrait/v2' });
+  assert.equal((b.result as FileOutput[]).length, 1);
+  assert.ok(fake.calls.some((c) => /^\/queue\/comfy\/acme\/portrait\/requests\/[^/]+$/.test(c.path)));
+});
+
+test('finding 6: the paid submit is not repeated on HTTP 500 (the job may have started)', async () => {
+  const subs = () => fake.callsTo('POST', /^\/queue\/fal-ai\/flux-pro\/v1\.1$/).length;
+  const before = subs();
+  fake.inject('POST', /^\/queue\/fal-ai\/flux-pro\/v1\.1$/, { status: 500, json: { detail: 'Internal Server Error' } });
+  await assert.rejects(run({ prompt: 'a fox' }, { model: 'fal-ai/flux-pro/v1.1' }), /HTTP 500/);
+  assert.equal(subs() - before, 1);
+});
+
+test('finding 6: 429 and the gateway errors fal\'s client retries (502, 503, 504) are retried', async () => {
+  const subs = () => fake.callsTo('POST', /^\/queue\/fal-ai\/flux-pro\/v1\.1$/).length;
+  const before = subs();
+  fake.inject('POST', /^\/queue\/fal-ai\/flux-pro\/v1\.1$/, { status: 429, json: { detail: 'slow down' } }, { status: 503, body: '' });
+  const out = await run({ prompt: 'a fox' }, { model: 'fal-ai/flux-pro/v1.1' });
+  assert.equal((out.result as FileOutput[]).length, 1);
+  assert.equal(subs() - before, 3);
+});
+
+test('finding 6: a submit fal accepted but whose answer timed out starts no second job, and the run fails saying so', async () => {
+  const jobsBefore = fake.jobs.size;
+  fake.inject('POST', /^\/queue\/fal-ai\/flux-pro\/v1\.1$/, { passThrough: true, hang: true });
+  await assert.rejects(run({ prompt: 'a fox' }, { model: 'fal-ai/flux-pro/v1.1' }, { retry: { ...fast, requestTimeoutMs: 800 } }), (err: Error) => {
+    assert.ok(err instanceof EngineError);
+    assert.equal(err.retryable, false, 'a retry of the run would pay twice');
+    assert.match(err.message, /not submitted again/);
+    return true;
+  });
+  assert.equal(fake.jobs.size - jobsBefore, 1);
+});
