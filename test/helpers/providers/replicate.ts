@@ -158,6 +158,20 @@ export async function startReplicateFake(token: string): Promise<ReplicateFake> 
       if (!replicateModels[key]) return problem(404, 'Not found', 'The requested resource could not be found.');
       return create(fake, key, req, '');
     }
+    // GET /predictions: the account's predictions, newest first, paginated, narrowed by created_after /
+    // created_before; list items carry no input (GET /predictions/{id} has it).
+    if (req.method === 'GET' && req.path === '/v1/predictions') {
+      const after = req.query.get('created_after');
+      const before = req.query.get('created_before');
+      const results = [...predictions.values()]
+        .filter((p) => (!after || p.created_at >= after) && (!before || p.created_at < before))
+        .sort((a, b) => b.created_at.localeCompare(a.created_at))
+        .map((p) => {
+          const { input: _input, logs: _logs, output: _output, ...item } = view(fake, p);
+          return { ...item, source: 'api' };
+        });
+      return { json: { previous: null, next: null, results } };
+    }
     const one = /^\/v1\/predictions\/([^/]+)(\/cancel)?$/.exec(req.path);
     if (one) {
       const p = predictions.get(one[1]!);
