@@ -4,6 +4,7 @@ import { ProviderClient, ProviderHttpError, ProviderUnansweredError } from './ht
 import { mapInput, mappingFrom, resolveMediaFields, stringOption } from './inputs.js';
 import { progressFromLogs, unconfiguredEngine, waitForJob, type PollResult, type RemoteJob } from './job.js';
 import { filesFromResult, textFromResult } from './outputs.js';
+import { falMedia } from './mediaHandoff.js';
 import { runScope, type RunScope } from './signals.js';
 import { resolveCommon, type RemoteCommonSettings, type ResolvedCommon } from './settings.js';
 
@@ -23,11 +24,14 @@ export interface FalSettings extends RemoteCommonSettings {
   baseUrl?: string;
   /** Queue base, default https://queue.fal.run. */
   queueUrl?: string;
+  /** Storage API base for input uploads, default https://rest.alpha.fal.ai (as fal's client uses). */
+  storageUrl?: string;
 }
 
 export const FAL_DEFAULT_BASE_URL = 'https://fal.run';
 export const FAL_DEFAULT_QUEUE_URL = 'https://queue.fal.run';
-const REQUIREMENTS = ['FAL_KEY (optional FAL_BASE_URL, FAL_QUEUE_URL)'];
+export const FAL_DEFAULT_STORAGE_URL = 'https://rest.alpha.fal.ai';
+const REQUIREMENTS = ['FAL_KEY (optional FAL_BASE_URL, FAL_QUEUE_URL, FAL_STORAGE_URL)'];
 
 interface FalSubmit {
   request_id: string;
@@ -51,6 +55,7 @@ export function createFalEngine(s: FalSettings): Engine {
   const shared = { headers: { authorization: `Key ${s.apiKey}` }, secrets: [s.apiKey], credentialHint: 'FAL_KEY', retry: s.retry };
   const queue = new ProviderClient({ label: 'fal', baseUrl: s.queueUrl || FAL_DEFAULT_QUEUE_URL, ...shared });
   const sync = new ProviderClient({ label: 'fal', baseUrl: s.baseUrl || FAL_DEFAULT_BASE_URL, ...shared });
+  const storage = new ProviderClient({ label: 'fal storage', baseUrl: s.storageUrl || FAL_DEFAULT_STORAGE_URL, ...shared });
 
   return {
     id: 'fal',
@@ -60,7 +65,8 @@ export function createFalEngine(s: FalSettings): Engine {
       const model = stringOption(req.options, 'model', 'fal').replace(/^\/+|\/+$/g, '');
       const scope = runScope(ctx);
       try {
-        const input = mapInput(await resolveMediaFields(req.input, ctx), mappingFrom(req.options));
+        const upload = { allowPrivate: common.allowPrivate, timeoutMs: common.downloadTimeoutMs };
+        const input = mapInput(await resolveMediaFields(req.input, ctx, (m) => falMedia(storage, m, scope, upload)), mappingFrom(req.options));
         let result: unknown;
         if (req.options.sync === true) {
           ctx.progress(0.1, 'running on fal');

@@ -3,8 +3,9 @@ import { EngineError } from '../types.js';
 import { ProviderClient, ProviderHttpError, ProviderUnansweredError } from './http.js';
 import { isDeepStrictEqual } from 'node:util';
 import { mapInput, mappingFrom, resolveMediaFields } from './inputs.js';
-import { progressFromLogs, unconfiguredEngine, waitForJob, type PollResult, type RemoteJob } from './job.js';
+import { cancelQuietly, progressFromLogs, unconfiguredEngine, waitForJob, type PollResult, type RemoteJob } from './job.js';
 import { filesFromResult, textFromResult } from './outputs.js';
+import { replicateMedia } from './mediaHandoff.js';
 import { runScope } from './signals.js';
 import { resolveCommon, type RemoteCommonSettings } from './settings.js';
 
@@ -61,7 +62,7 @@ export function createReplicateEngine(s: ReplicateSettings): Engine {
       const what = model ?? version!;
       const scope = runScope(ctx);
       try {
-        const input = mapInput(await resolveMediaFields(req.input, ctx), mappingFrom(o));
+        const input = mapInput(await resolveMediaFields(req.input, ctx, (m) => replicateMedia(client, m, scope)), mappingFrom(o));
         const wait = typeof o.wait === 'number' ? Math.max(1, Math.min(60, Math.round(o.wait))) : undefined;
         const headers: Record<string, string> = wait ? { prefer: `wait=${wait}` } : {};
         // Prefer: wait holds the answer up to `wait` seconds: give the request that long and a margin.
@@ -77,7 +78,15 @@ export function createReplicateEngine(s: ReplicateSettings): Engine {
             : await client.request(`models/${model}/predictions`, { json: { input }, headers, timeoutMs, signal: scope.signal, deadline: scope.deadline, retry: 'safe' });
           prediction = created.json<Prediction>();
         } catch (err) {
-          if (scope.stopped() || !(err instanceof ProviderUnansweredError && err.maybeActed) && !(err instanceof ProviderHttpError && err.status >= 500)) throw err;
+          if (scope.stopped()) {
+            // Stopped while the create was in flight: the prediction may exist and would run on, paid for.
+            await cancelQuietly({ label: `Replicate prediction of ${what}`, cancel: async (signal) => {
+              const found = await findCreated(client, { model, versionId, input, sentAt }, signal);
+              if (found) await client.request(sameHostUrl(client, found.urls?.cancel, `predictions/${found.id}/cancel`), { method: 'POST', signal, retry: false });
+            } }, ctx, common);
+            throw err;
+          }
+          if (!(err instanceof ProviderUnansweredError && err.maybeActed) && !(err instanceof ProviderHttpError && err.status >= 500)) throw err;
           // No answer, or a 5xx: the prediction may exist. Replicate takes no client-chosen id, so look for it
           // among the predictions created since (same model or version, same input); never create it again.
           const found = await findCreated(client, { model, versionId, input, sentAt }, scope.signal);
@@ -87,15 +96,8 @@ export function createReplicateEngine(s: ReplicateSettings): Engine {
         }
         if (!prediction.id) throw new EngineError('Replicate accepted the prediction but sent no id');
         ctx.log.info('replicate prediction created', { model: what, predictionId: prediction.id });
-        const sameHost = (u: string | undefined, fallback: string) => {
-          try {
-            return u ? client.url(u).href : fallback;
-          } catch {
-            return fallback;
-          }
-        };
-        const getUrl = sameHost(prediction.urls?.get, `predictions/${prediction.id}`);
-        const cancelUrl = sameHost(prediction.urls?.cancel, `predictions/${prediction.id}/cancel`);
+        const getUrl = sameHostUrl(client, prediction.urls?.get, `predictions/${prediction.id}`);
+        const cancelUrl = sameHostUrl(client, prediction.urls?.cancel, `predictions/${prediction.id}/cancel`);
 
         // The first poll judges the create answer, which may already be final (Prefer: wait).
         let first = true;
@@ -153,6 +155,15 @@ export function createReplicateEngine(s: ReplicateSettings): Engine {
  * a little before the create was sent (clocks differ) until now, then each candidate of the same model or
  * version read whole (list items carry no input) and matched by its input. Undefined when none matches.
  */
+/** A URL Replicate gave, if it stays on the configured host (the token goes with it); else the path built here. */
+function sameHostUrl(client: ProviderClient, u: string | undefined, fallback: string): string {
+  try {
+    return u ? client.url(u).href : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
 const CLOCK_SKEW_MS = 10_000;
 
 async function findCreated(client: ProviderClient, sent: { model?: string; versionId?: string; input: Record<string, unknown>; sentAt: number }, signal: AbortSignal): Promise<Prediction | undefined> {

@@ -16,7 +16,7 @@ after(() => fake.close());
 
 const fast = { retries: 3, baseDelayMs: 5, maxDelayMs: 3000, requestTimeoutMs: 2000 };
 const settings = (o: Partial<FalSettings> = {}): FalSettings => ({
-  apiKey: KEY, queueUrl: `${fake.url}/queue`, baseUrl: `${fake.url}/run`, allowPrivate: true, retry: fast, pollIntervalMs: 5, maxPollIntervalMs: 20, ...o,
+  apiKey: KEY, queueUrl: `${fake.url}/queue`, baseUrl: `${fake.url}/run`, storageUrl: fake.url, allowPrivate: true, retry: fast, pollIntervalMs: 5, maxPollIntervalMs: 20, ...o,
 });
 function run(input: Record<string, unknown>, options: Record<string, unknown>, o: Partial<FalSettings> = {}, ctxOpts: Parameters<typeof testContext>[0] = {}) {
   const t = testContext(ctxOpts);
@@ -54,7 +54,7 @@ test('queue: submit, IN_QUEUE → IN_PROGRESS → COMPLETED, result, real PNG by
   assert.ok(t.progress.some(([f]) => f > 0.1 && f < 0.95), 'progress from the step logs');
 });
 
-test('video result ({ video: { url } }) and text result ({ text }) with media input sent as a data: URI', async () => {
+test('video result ({ video: { url } }) and text result ({ text }) with media input uploaded to fal storage and sent as its URL', async () => {
   const v = await run({ prompt: 'waves', duration: 5 }, { model: 'fal-ai/kling-video/v2/master/text-to-video' }).p;
   const f = (v.result as FileOutput[])[0]!;
   assert.equal(f.contentType, 'video/mp4');
@@ -62,9 +62,9 @@ test('video result ({ video: { url } }) and text result ({ text }) with media in
   const wav = makeWav(0.05);
   const tx = await run({ audio_url: dataUrl(wav, 'audio/x-wav-claimed') }, { model: 'fal-ai/wizper', output: 'text' }).p;
   assert.deepEqual(tx.output, { kind: 'text', text: 'hello from fal' });
-  // the adapter re-typed the media from its bytes before sending it on
+  // the adapter re-typed the media from its bytes before handing it on, as fal's client does: by storage URL (issue 28)
   const sent = fake.callsTo('POST', /wizper/).at(-1)!.json();
-  assert.equal(sent.audio_url, `data:audio/wav;base64,${wav.toString('base64')}`);
+  assert.deepEqual(fake.cdn.get(sent.audio_url.split('/cdn/').pop()), { type: 'audio/wav', data: wav });
 });
 
 test('synchronous endpoint when the binding asks for it', async () => {

@@ -5,6 +5,8 @@ import { createFalEngine, type FalSettings } from '../../../../src/engines/remot
 import { EngineError, type FileOutput } from '../../../../src/engines/types.js';
 import { testContext } from '../../../helpers/engineContext.js';
 import { startFalFake, type FalFake } from '../../../helpers/providers/fal.js';
+import { makePng } from '../../../helpers/providers/media.js';
+import { dataUrl } from '../../../helpers/engineContext.js';
 
 /** The fal adapter against its fake, for the provider findings of issue 28. */
 const KEY = 'fal-key-id:fal-key-secret-unit-01';
@@ -16,7 +18,7 @@ after(() => fake.close());
 
 const fast = { retries: 3, baseDelayMs: 5, maxDelayMs: 200, requestTimeoutMs: 5000 };
 const settings = (o: Partial<FalSettings> = {}): FalSettings => ({
-  apiKey: KEY, queueUrl: `${fake.url}/queue`, baseUrl: `${fake.url}/run`, allowPrivate: true, retry: fast, pollIntervalMs: 5, maxPollIntervalMs: 20, ...o,
+  apiKey: KEY, queueUrl: `${fake.url}/queue`, baseUrl: `${fake.url}/run`, storageUrl: fake.url, allowPrivate: true, retry: fast, pollIntervalMs: 5, maxPollIntervalMs: 20, ...o,
 });
 function run(input: Record<string, unknown>, options: Record<string, unknown>, o: Partial<FalSettings> = {}) {
   const t = testContext();
@@ -88,4 +90,17 @@ test('finding 6: a submit fal accepted but whose answer timed out starts no seco
     return true;
   });
   assert.equal(fake.jobs.size - jobsBefore, 1);
+});
+
+test('finding 5: media go to fal as URLs its storage serves (upload initiated, bytes PUT), never as inline data: URIs', async () => {
+  const big = Buffer.concat([makePng(8, 8), Buffer.alloc(2_000_000)]);
+  const out = await run({ prompt: 'x', image_url: dataUrl(big, 'image/png') }, { model: 'fal-ai/flux-pro/v1.1' });
+  assert.equal((out.result as FileOutput[]).length, 1);
+  const submit = fake.callsTo('POST', /^\/queue\/fal-ai\/flux-pro\/v1\.1$/).at(-1)!.json();
+  assert.match(submit.image_url, /^http:\/\/127\.0\.0\.1:\d+\/cdn\//);
+  assert.deepEqual(fake.cdn.get(submit.image_url.split('/cdn/').pop()), { type: 'image/png', data: big });
+  const init = fake.callsTo('POST', /^\/storage\/upload\/initiate$/).at(-1)!;
+  assert.equal(init.headers.authorization, `Key ${KEY}`);
+  assert.equal(init.json().content_type, 'image/png');
+  assert.ok(!JSON.stringify(submit).includes('data:'));
 });

@@ -5,6 +5,8 @@ import { createReplicateEngine, type ReplicateSettings } from '../../../../src/e
 import { EngineError, type FileOutput } from '../../../../src/engines/types.js';
 import { testContext } from '../../../helpers/engineContext.js';
 import { startReplicateFake, type ReplicateFake } from '../../../helpers/providers/replicate.js';
+import { makePng } from '../../../helpers/providers/media.js';
+import { dataUrl } from '../../../helpers/engineContext.js';
 
 /** The Replicate adapter against its fake, for the provider findings of issue 28. */
 const TOKEN = 'r8_unit_token_0123456789';
@@ -60,4 +62,20 @@ test('finding 6: when the listing does not show it, the run fails without a seco
     return true;
   });
   assert.equal(creates() - createsBefore, 1);
+});
+
+test('finding 5: an image up to 256 KB goes inline as a data: URL; a larger one through Replicate\'s files API as its URL', async () => {
+  const small = Buffer.concat([makePng(8, 8), Buffer.alloc(100_000)]);
+  const large = Buffer.concat([makePng(8, 8), Buffer.alloc(1_000_000)]);
+  await run({ prompt: 'small', image_url: dataUrl(small, 'image/png') }, { model: 'black-forest-labs/flux-1.1-pro' });
+  const a = fake.callsTo('POST', /^\/v1\/models\/black-forest-labs\/flux-1\.1-pro\/predictions$/).at(-1)!.json();
+  assert.equal(a.input.image_url, dataUrl(small, 'image/png'));
+  const uploads = fake.callsTo('POST', /^\/v1\/files$/).length;
+  await run({ prompt: 'large', image_url: dataUrl(large, 'image/png') }, { model: 'black-forest-labs/flux-1.1-pro' });
+  const b = fake.callsTo('POST', /^\/v1\/models\/black-forest-labs\/flux-1\.1-pro\/predictions$/).at(-1)!.json();
+  assert.equal(fake.callsTo('POST', /^\/v1\/files$/).length - uploads, 1);
+  assert.match(b.input.image_url, /^http:\/\/127\.0\.0\.1:\d+\/v1\/files\/[a-z0-9]+$/);
+  const id = b.input.image_url.split('/').pop();
+  assert.deepEqual(fake.uploads.get(id)!.data, large);
+  assert.ok(!JSON.stringify(b).includes('data:'), 'no inline data past 256 KB');
 });
