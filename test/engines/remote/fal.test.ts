@@ -101,8 +101,11 @@ test('a job that fails: validation details become an input error, a crash a clea
 
 test('cancel: aborting the run sends PUT …/cancel and fails with the reason', async () => {
   const ctl = new AbortController();
+  const jobs = fake.jobs.size;
   const { p } = run({ prompt: 'x' }, { model: 'fal-ai/slow' }, {}, { signal: ctl.signal });
-  setTimeout(() => ctl.abort(new Error('canceled by the user')), 60);
+  // abort once the job is polled (a fixed delay could fall before the submit's answer on a loaded machine)
+  while (fake.jobs.size === jobs || !fake.calls.some((c) => c.path.startsWith('/queue/fal-ai/slow/requests/') && c.path.endsWith('/status') && c.path.includes([...fake.jobs.keys()].at(-1)!))) await new Promise((r) => setTimeout(r, 5));
+  ctl.abort(new Error('canceled by the user'));
   await assert.rejects(p, /canceled by the user/);
   const cancels = fake.callsTo('PUT', /^\/queue\/fal-ai\/slow\/requests\/[^/]+\/cancel$/);
   assert.equal(cancels.length, 1);
@@ -112,7 +115,7 @@ test('cancel: aborting the run sends PUT …/cancel and fails with the reason', 
 
 test('time-out: the run deadline cancels the fal job too', async () => {
   const before = fake.callsTo('PUT', /cancel$/).length;
-  await assert.rejects(run({ prompt: 'x' }, { model: 'fal-ai/slow' }, {}, { timeoutMs: 150 }).p, (e: Error) => e instanceof EngineError && /fal model fal-ai\/slow did not finish within the run's time limit/.test(e.message));
+  await assert.rejects(run({ prompt: 'x' }, { model: 'fal-ai/slow' }, {}, { timeoutMs: 1500 }).p, (e: Error) => e instanceof EngineError && /fal model fal-ai\/slow did not finish within the run's time limit/.test(e.message));
   assert.equal(fake.callsTo('PUT', /cancel$/).length - before, 1);
   // a hanging status request is cut by the per-request time-out and retried
   fake.inject('GET', /\/status$/, { hang: true });
