@@ -8,6 +8,7 @@ import path from 'node:path';
 import { builtinModels } from './models/index.js';
 import { applyProviderModelMap, loadOperatorModels, loadProviderModelMap } from './operatorModels.js';
 import { REMOTE_ENGINE_IDS } from '../engines/remote/index.js';
+import { withOutputKinds } from './outputKinds.js';
 
 /** Builds this process's engine registry (availability checked once) and the catalog over it. */
 export async function loadCatalog(config: Config, env: NodeJS.ProcessEnv = process.env): Promise<{ catalog: Catalog; engines: EngineRegistry }> {
@@ -27,6 +28,6 @@ export async function loadCatalog(config: Config, env: NodeJS.ProcessEnv = proce
     engineIds: REMOTE_ENGINE_IDS,
     required: Boolean(env.ATELIER_MODELS_FILE),
   });
-  const catalog = new Catalog([...builtin, ...operator], (id, options) => engines.availability(id, options));
+  const catalog = new Catalog(withOutputKinds([...builtin, ...operator]), (id, options) => engines.availability(id, options));
   return { catalog, engines };
 }

@@ -21,7 +21,7 @@ before(async () => {
   // nano-banana-pro on fal answers as fal's image models do: { images: [{ url, content_type, … }] }.
   falModels['fal-ai/nano-banana-pro'] = falModels['fal-ai/flux-pro/v1.1']!;
   // The engine children read the provider settings from the environment, as a deployment's do.
-  Object.assign(process.env, { FAL_KEY, FAL_QUEUE_URL: `${fal.url}/queue`, FAL_BASE_URL: `${fal.url}/run`, ATELIER_ALLOW_PRIVATE_URLS: '1' });
+  Object.assign(process.env, { FAL_KEY, FAL_QUEUE_URL: `${fal.url}/queue`, FAL_BASE_URL: `${fal.url}/run`, FAL_STORAGE_URL: fal.url, ATELIER_ALLOW_PRIVATE_URLS: '1' });
   srv = await startTestServer({ ATELIER_ALLOW_PRIVATE_URLS: '1' });
   key = (await srv.user({ microcredits: 100_000_000n })).key;
 });

@@ -38,11 +38,13 @@ export const commonFields = {
   text: (max = 5000) => f.text('text', 'The text to speak', { required: true, maxLength: max }),
   system: () => f.text('system', 'Instructions that set the assistant’s behaviour', { maxLength: 8000 }),
   max_tokens: (max = 8192, def = 1024) => f.integer('max_tokens', 'Most tokens the answer may have', { min: 1, max, default: def }),
-  temperature: () => f.number('temperature', 'Randomness: 0 is focused and repeatable, higher is more varied', { min: 0, max: 2, default: 0.7 }),
+  // No default: a filled-in default is sent as if the caller chose it, and some providers refuse any value
+  // but their own (issue 28); left out, the provider's own default applies.
+  temperature: () => f.number('temperature', 'Randomness: 0 is focused and repeatable, higher is more varied (the provider’s default when left out)', { min: 0, max: 2 }),
 } as const;
 
 const c = commonFields;
-const LLM_FIELDS = (maxTokens = 8192): FieldSpec[] => [c.prompt({ maxLength: 100_000 }), c.system(), c.max_tokens(maxTokens), c.temperature()];
+const LLM_FIELDS = (maxTokens = 8192, temperature = true): FieldSpec[] => [c.prompt({ maxLength: 100_000 }), c.system(), c.max_tokens(maxTokens), ...(temperature ? [c.temperature()] : [])];
 
 // ---------- pricing ----------
 const RES_BP = { '1K': 10_000, '2K': 15_000, '4K': 25_000 };
@@ -169,10 +171,10 @@ const i2v = (id: string, engine: EngineBinding, perSec: number, durations: numbe
     ],
   });
 
-const llm = (id: string, engine: EngineBinding, price: number, o: { multimodal?: boolean; maxTokens?: number } = {}): ModeDef =>
+const llm = (id: string, engine: EngineBinding, price: number, o: { multimodal?: boolean; maxTokens?: number; temperature?: boolean } = {}): ModeDef =>
   mode({
     id, label: o.multimodal ? 'Chat with text and images' : 'Chat', category: o.multimodal ? 'multimodal-llm' : 'text-generation', outputs: TEXT, engine, pricing: per1kTokens(price),
-    fields: [...LLM_FIELDS(o.maxTokens), ...(o.multimodal ? [{ ...c.image_urls(8, 'Images to look at (optional)'), required: false, minItems: 0 }] : [])],
+    fields: [...LLM_FIELDS(o.maxTokens, o.temperature !== false), ...(o.multimodal ? [{ ...c.image_urls(8, 'Images to look at (optional)'), required: false, minItems: 0 }] : [])],
   });
 
 const SDXL_WORKFLOW = {
@@ -320,7 +322,8 @@ export const models: ModelDef[] = [
 
   // ---------------- llm ----------------
   model('gpt_5_4', 'GPT-5.4', 'OpenAI’s GPT-5.4 chat model: reasoning, writing and code.', 'llm', 'openai', STYLE.llm, [
-    llm('gpt-5-4', openai('chat', 'gpt-5.4', { maxTokensParam: 'max_completion_tokens' }), 12_000, { maxTokens: 32_768 }),
+    // GPT-5 models take only their own sampling temperature: the field is not offered (issue 28).
+    llm('gpt-5-4', openai('chat', 'gpt-5.4', { maxTokensParam: 'max_completion_tokens' }), 12_000, { maxTokens: 32_768, temperature: false }),
   ]),
   model('gemini_3_1_pro', 'Gemini 3.1 Pro', 'Google’s Gemini 3.1 Pro: multimodal reasoning over text and images.', 'llm', 'replicate', STYLE.llm, [
     llm('gemini-3-1-pro', replicate('google/gemini-3.1-pro', { output: 'text', inputMap: { system: 'system_instruction', image_urls: 'images', max_tokens: 'max_output_tokens' } }), 10_000, { multimodal: true, maxTokens: 65_536 }),

@@ -2,20 +2,21 @@ import { randomUUID } from 'node:crypto';
 import type { Availability, Engine, FileOutput } from '../types.js';
 import { EngineError } from '../types.js';
 import { fillTemplate, placeholders } from './comfyuiTemplate.js';
-import { ProviderClient } from './http.js';
+import { ProviderClient, ProviderHttpError, ProviderUnansweredError, waitBeforeRetry } from './http.js';
 import { comfyNodeClasses, fetchNameList, type BindingAvailability, type ListResult } from './servedModels.js';
 import { isRecord, mediaFieldKind } from './inputs.js';
 import { unconfiguredEngine, waitForJob, type PollResult, type RemoteJob } from './job.js';
-import { fileOutput } from './outputs.js';
-import { runScope, type RunScope } from './signals.js';
+import { expectedKinds, expectMedia, fileOutput } from './outputs.js';
+import { runScope, sleep, type RunScope } from './signals.js';
 import { resolveCommon, type RemoteCommonSettings } from './settings.js';
 
 /**
  * A ComfyUI server: media inputs are uploaded with POST /upload/image, the binding's workflow template
  * is filled from the input and queued with POST /prompt; GET /history/{prompt_id} is polled (with
  * GET /queue for the position meanwhile) until it holds the outputs or an execution error; files come
- * from GET /view. On abort a running prompt is interrupted (POST /interrupt) and a pending one removed
- * from the queue (POST /queue { delete }).
+ * from GET /view. On abort the job is canceled with POST /api/jobs/{id}/cancel; on older servers without it
+ * a running prompt of ours is interrupted (POST /interrupt) and a pending one removed from the queue
+ * (POST /queue { delete }).
  *
  * Binding options: workflow (API-format graph with {{placeholders}}), defaults (placeholder values),
  * outputNodes (node ids to collect; default every node's saved outputs), includeTemp (also collect
@@ -90,11 +91,8 @@ export function createComfyUIEngine(s: ComfyUISettings): Engine & Partial<Bindin
           values[name] = await upload(client, await ctx.fetchMedia(v, { accept }), scope);
         }
         const prompt = fillTemplate(workflow, values);
-        const clientId = randomUUID();
-        const queued = (await client.request('prompt', { json: { prompt, client_id: clientId }, signal: scope.signal, deadline: scope.deadline, retry: 'safe' }))
-          .json<{ prompt_id?: string; number?: number; node_errors?: Record<string, unknown> }>();
-        if (!queued.prompt_id) throw new EngineError('ComfyUI queued the prompt but sent no prompt_id');
-        const id = queued.prompt_id;
+        const id = randomUUID();
+        const queued = await submit(client, { prompt, client_id: randomUUID(), prompt_id: id }, id, scope);
         ctx.log.info('comfyui prompt queued', { promptId: id, number: queued.number });
         const entry = await waitForJob(historyJob(client, id, scope), scope, ctx, common);
         ctx.progress(0.95, 'downloading results');
@@ -118,6 +116,36 @@ async function upload(client: ProviderClient, media: { bytes: Buffer; contentTyp
   const r = (await client.request('upload/image', { body: form, signal: scope.signal, deadline: scope.deadline })).json<{ name?: string; subfolder?: string }>();
   if (!r.name) throw new EngineError('ComfyUI accepted an upload but did not name the file');
   return r.subfolder ? `${r.subfolder}/${r.name}` : r.name;
+}
+
+/**
+ * POST /prompt with a prompt_id of our choosing. ComfyUI queues whatever it is sent, a repeated id included,
+ * so a submit whose answer was lost (time-out, dropped connection, 5xx) is first looked up by that id in
+ * /history and /queue, and sent again only when the server does not know it.
+ */
+async function submit(client: ProviderClient, body: { prompt: unknown; client_id: string; prompt_id: string }, id: string, scope: RunScope): Promise<{ number?: number }> {
+  const attempts = client.policy.retries + 1;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const r = (await client.request('prompt', { json: body, signal: scope.signal, deadline: scope.deadline, retry: 'safe' })).json<{ prompt_id?: string; number?: number }>();
+      if (r.prompt_id && r.prompt_id !== id) throw new EngineError(`ComfyUI queued the prompt as ${r.prompt_id}, not the prompt_id it was given`);
+      return r;
+    } catch (err) {
+      const ambiguous = (err instanceof ProviderUnansweredError && err.maybeActed) || (err instanceof ProviderHttpError && err.status >= 500);
+      if (scope.stopped() || !ambiguous) throw err;
+      if (await knows(client, id, scope)) return {};
+      if (attempt >= attempts) throw err;
+      await sleep(waitBeforeRetry(client.policy, attempt - 1, undefined) ?? client.policy.baseDelayMs, scope.signal);
+    }
+  }
+}
+
+/** Whether the server has a prompt: in its history, running or pending. */
+async function knows(client: ProviderClient, id: string, scope: RunScope): Promise<boolean> {
+  const h = (await client.request(`history/${encodeURIComponent(id)}`, { signal: scope.signal, deadline: scope.deadline })).json<Record<string, unknown>>();
+  if (h[id]) return true;
+  const q = (await client.request('queue', { signal: scope.signal, deadline: scope.deadline })).json<{ queue_running?: QueueItem[]; queue_pending?: QueueItem[] }>();
+  return [...(q.queue_running ?? []), ...(q.queue_pending ?? [])].some((item) => item[1] === id);
 }
 
 type QueueItem = [number, string, ...unknown[]];
@@ -155,6 +183,11 @@ function historyJob(client: ProviderClient, id: string, scope: RunScope): Remote
     },
     async cancel(signal) {
       // No run deadline here: it may be what has just passed; the cancel has its own short signal.
+      // Current servers cancel one job, queued or running, atomically.
+      const r = await client.request(`api/jobs/${encodeURIComponent(id)}/cancel`, { method: 'POST', signal, retry: false, accept: [404, 405] });
+      if (r.status < 400) return;
+      // Older servers: leave the queue, or interrupt — which there stops whatever is running, so only while
+      // the running prompt is ours (a prompt of another user that starts in between is the remaining risk).
       const w = await where(signal);
       if (w.state === 'running') await client.request('interrupt', { json: { prompt_id: id }, signal, retry: false });
       else if (w.state === 'pending') await client.request('queue', { json: { delete: [id] }, signal, retry: false });
@@ -194,7 +227,9 @@ async function outputsOf(client: ProviderClient, entry: HistoryEntry, options: R
     const q = new URLSearchParams({ filename: f.filename, subfolder: f.subfolder ?? '', type: f.type ?? 'output' });
     const res = await client.request(`view?${q}`, { signal: scope.signal, deadline: scope.deadline, headers: { accept: '*/*' } });
     if (res.body.length > maxBytes) throw new EngineError(`ComfyUI output ${f.filename} is larger than the download limit of ${maxBytes} bytes`);
-    files.push(fileOutput(res.body, saved.length > 1 ? `result-${i + 1}` : 'result'));
+    const base = saved.length > 1 ? `result-${i + 1}` : 'result';
+    const kinds = expectedKinds(options.expect);
+    files.push(kinds ? expectMedia(res.body, kinds, base, 'ComfyUI') : fileOutput(res.body, base));
   }
   return files;
 }

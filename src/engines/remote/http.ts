@@ -52,6 +52,8 @@ export interface ProviderRequestInit {
    * that start paid work and must not run twice; false none.
    */
   retry?: boolean | 'safe';
+  /** With retry 'safe': more statuses at which the provider documents the request was not acted on (fal: 502, 503, 504). */
+  safeStatuses?: number[];
   /** This request's own time limit, when it needs longer than the policy's (e.g. Prefer: wait). */
   timeoutMs?: number;
   /** Statuses returned to the caller instead of thrown (e.g. 400 ALREADY_COMPLETED on a cancel). */
@@ -77,6 +79,16 @@ export class ProviderHttpError extends EngineError {
 export class ProviderInputError extends EngineInputError {
   constructor(message: string, readonly status: number) {
     super(message);
+  }
+}
+
+/**
+ * No answer came: a time-out or a broken connection. `maybeActed` is false only when the request cannot
+ * have reached the provider (connection refused, unknown host) — otherwise the provider may have acted on it.
+ */
+export class ProviderUnansweredError extends EngineError {
+  constructor(message: string, readonly maybeActed: boolean) {
+    super(message, true);
   }
 }
 
@@ -140,7 +152,7 @@ export class ProviderClient {
       if (outcome.timedOut && timeoutMs === left && last) break;
       last = outcome.error;
       if (!outcome.retryable || attempt === attempts - 1) break;
-      if (init.retry === 'safe' && !outcome.unprocessed) break;
+      if (init.retry === 'safe' && !outcome.unprocessed && !(outcome.error instanceof ProviderHttpError && init.safeStatuses?.includes(outcome.error.status))) break;
       const wait = waitBeforeRetry(p, attempt, outcome.retryAfterMs);
       if (wait === undefined) {
         // The provider asks for longer than we wait: fail now, and say when it would take work again.
@@ -186,12 +198,12 @@ export class ProviderClient {
       init.signal.removeEventListener('abort', onAbort);
       if (init.signal.aborted) throw abortReason(init.signal);
       if (timedOut) {
-        return { kind: 'fail', retryable: true, timedOut: true, error: new EngineError(`${label} did not answer within ${fmtMs(timeoutMs)} (${url.pathname})`, true) };
+        return { kind: 'fail', retryable: true, timedOut: true, error: new ProviderUnansweredError(`${label} did not answer within ${fmtMs(timeoutMs)} (${url.pathname})`, true) };
       }
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       const why = cause?.code ?? cause?.message ?? (err as Error).message;
       const unprocessed = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(cause?.code ?? '');
-      return { kind: 'fail', retryable: true, unprocessed, error: new EngineError(`cannot reach ${label} at ${url.host}: ${this.scrub(why)}`, true) };
+      return { kind: 'fail', retryable: true, unprocessed, error: new ProviderUnansweredError(`cannot reach ${label} at ${url.host}: ${this.scrub(why)}`, !unprocessed) };
     } finally {
       clearTimeout(timer);
     }

@@ -40,7 +40,7 @@ const val = (env: NodeJS.ProcessEnv, name: string) => {
  *
  *   OPENAI_API_KEY, OPENAI_BASE_URL   OpenAI, or any OpenAI-compatible server (Ollama, vLLM, llama.cpp)
  *   OPENROUTER_API_KEY, OPENROUTER_BASE_URL   OpenRouter (the hosted catalog's LLMs), default https://openrouter.ai/api/v1
- *   FAL_KEY, FAL_BASE_URL, FAL_QUEUE_URL
+ *   FAL_KEY, FAL_BASE_URL, FAL_QUEUE_URL, FAL_STORAGE_URL
  *   REPLICATE_API_TOKEN, REPLICATE_BASE_URL
  *   COMFYUI_URL
  *   ELEVENLABS_API_KEY, ELEVENLABS_BASE_URL
@@ -58,7 +58,7 @@ export function remoteEnginesFromEnv(env: NodeJS.ProcessEnv = process.env, commo
   const shared: RemoteCommonSettings = { allowPrivate: env.ATELIER_ALLOW_PRIVATE_URLS === '1', ...common };
   return [
     createOpenAIEngine({ ...shared, apiKey: val(env, 'OPENAI_API_KEY'), baseUrl: val(env, 'OPENAI_BASE_URL') }),
-    createFalEngine({ ...shared, apiKey: val(env, 'FAL_KEY'), baseUrl: val(env, 'FAL_BASE_URL'), queueUrl: val(env, 'FAL_QUEUE_URL') }),
+    createFalEngine({ ...shared, apiKey: val(env, 'FAL_KEY'), baseUrl: val(env, 'FAL_BASE_URL'), queueUrl: val(env, 'FAL_QUEUE_URL'), storageUrl: val(env, 'FAL_STORAGE_URL') }),
     createReplicateEngine({ ...shared, apiToken: val(env, 'REPLICATE_API_TOKEN'), baseUrl: val(env, 'REPLICATE_BASE_URL') }),
     createComfyUIEngine({ ...shared, baseUrl: val(env, 'COMFYUI_URL') }),
     createOpenRouterEngine({ ...shared, apiKey: val(env, 'OPENROUTER_API_KEY'), baseUrl: val(env, 'OPENROUTER_BASE_URL') }),

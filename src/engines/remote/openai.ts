@@ -2,12 +2,12 @@ import type { Availability, Engine, EngineContext, EngineOutputs, ExecuteRequest
 import { EngineError, EngineInputError } from '../types.js';
 import { ProviderClient } from './http.js';
 import { isRecord, resolveMediaFields, stringOption } from './inputs.js';
-import { downloadOutput, fileOutput } from './outputs.js';
+import { downloadOutput, expectMedia } from './outputs.js';
 import { runScope, type RunScope } from './signals.js';
 import { resolveCommon, type RemoteCommonSettings, type ResolvedCommon } from './settings.js';
 import { sseData } from './sse.js';
 import { unconfiguredEngine } from './job.js';
-import { fetchNameList, listSummary, openAIModelIds, type BindingAvailability, type ListResult } from './servedModels.js';
+import { fetchNameList, listSummary, openAIModelIds, servesModel, type BindingAvailability, type ListResult } from './servedModels.js';
 
 /**
  * OpenAI's API and the servers that speak it (Ollama, vLLM, llama.cpp server, LM Studio): chat
@@ -78,7 +78,7 @@ export function createOpenAIEngine(s: OpenAISettings, flavour: Flavour = { id: '
       // Bindings to another server (options.baseUrl) are not checked here: only the configured server was asked.
       if (!served || !('names' in served) || (options.baseUrl !== undefined && options.baseUrl !== s.baseUrl)) return { available: true };
       const model = options.model;
-      if (typeof model !== 'string' || served.names.has(model)) return { available: true };
+      if (typeof model !== 'string' || servesModel(served.names, model)) return { available: true };
       return {
         available: false,
         reason: `${client.cfg.label} does not serve "${model}" (its GET /models lists ${listSummary(served.names)}); map this model to one it serves in atelier.models.json under "providerModels"`,
@@ -171,13 +171,11 @@ async function chat(client: ProviderClient, req: ExecuteRequest, ctx: EngineCont
   messages.push({ role: 'user', content: parts.length ? [{ type: 'text', text: prompt }, ...parts] : prompt });
   const maxTokens = num(input.max_tokens);
   const stream = options.stream !== false;
-  // Newer OpenAI models take max_completion_tokens; compatible servers still read max_tokens.
-  const maxParam = options.maxTokensParam === 'max_completion_tokens' ? 'max_completion_tokens' : 'max_tokens';
   const body: Record<string, unknown> = {
     model,
     messages,
     stream,
-    ...(maxTokens !== undefined ? { [maxParam]: maxTokens } : {}),
+    ...(maxTokens !== undefined ? maxTokensFields(client, options, maxTokens) : {}),
     ...(num(input.temperature) !== undefined ? { temperature: input.temperature } : {}),
     ...(num(input.seed) !== undefined ? { seed: input.seed } : {}),
     ...extras.body,
@@ -225,6 +223,17 @@ async function chat(client: ProviderClient, req: ExecuteRequest, ctx: EngineCont
   if (finish === 'content_filter') throw new EngineInputError(`${client.cfg.label} stopped the answer: content filter`);
   ctx.progress(1, finish === 'length' ? 'stopped at max_tokens' : 'done');
   return { output: { kind: 'text', text } };
+}
+
+/**
+ * The token limit under the name the server reads. OpenAI's newer models take only max_completion_tokens;
+ * Ollama and llama.cpp read only max_tokens (a binding mapped to an Ollama model lost its limit when sent
+ * the other). OpenAI's own API gets what the binding asks; any other server gets max_tokens, and also
+ * max_completion_tokens when the binding asks for it (vLLM reads it; the others ignore an unknown field).
+ */
+function maxTokensFields(client: ProviderClient, options: Record<string, unknown>, n: number): Record<string, number> {
+  if (options.maxTokensParam !== 'max_completion_tokens') return { max_tokens: n };
+  return client.base.host === 'api.openai.com' ? { max_completion_tokens: n } : { max_completion_tokens: n, max_tokens: n };
 }
 
 interface ImageData { b64_json?: string; url?: string; revised_prompt?: string }
@@ -284,8 +293,9 @@ async function images(client: ProviderClient, common: ResolvedCommon, req: Execu
   const files: FileOutput[] = [];
   for (const [i, d] of data.entries()) {
     const base = data.length > 1 ? `image-${i + 1}` : 'image';
-    if (d.b64_json) files.push(fileOutput(Buffer.from(d.b64_json, 'base64'), base));
-    else if (d.url) files.push(fileOutput(await downloadOutput(d.url, common, scope.signal, client.cfg.label), base));
+    // Checked by their bytes before anything is stored or charged: `b64_json: "string"` decodes to 4 bytes of nothing.
+    if (d.b64_json) files.push(expectMedia(Buffer.from(d.b64_json, 'base64'), ['image'], base, client.cfg.label));
+    else if (d.url) files.push(expectMedia(await downloadOutput(d.url, common, scope.signal, client.cfg.label), ['image'], base, client.cfg.label));
     else throw new EngineError(`${client.cfg.label} returned an image entry with neither b64_json nor url`);
     ctx.progress((i + 1) / data.length);
   }
@@ -303,10 +313,10 @@ async function speech(client: ProviderClient, req: ExecuteRequest, scope: RunSco
     ...(typeof input.instructions === 'string' && input.instructions ? { instructions: input.instructions } : {}),
     ...params(options),
   };
-  const res = await client.request('audio/speech', { json: body, signal: scope.signal, deadline: scope.deadline, headers: { accept: 'audio/*' } });
-  const file = fileOutput(res.body, 'speech');
-  if (!file.contentType.startsWith('audio/')) throw new EngineError(`${client.cfg.label} answered speech with something that is not audio (${file.contentType})`);
-  return { result: [file] };
+  // OpenAI's OpenAPI document answers speech as application/octet-stream: ask for exactly that (a server
+  // that negotiates strictly refuses `audio/*` with 406); the bytes are then typed by sniffing.
+  const res = await client.request('audio/speech', { json: body, signal: scope.signal, deadline: scope.deadline, headers: { accept: 'application/octet-stream' } });
+  return { result: [expectMedia(res.body, ['audio'], 'speech', client.cfg.label)] };
 }
 
 async function transcription(client: ProviderClient, req: ExecuteRequest, ctx: EngineContext, scope: RunScope): Promise<EngineOutputs> {

@@ -82,15 +82,25 @@ export function pick(value: unknown, path: string | undefined): unknown {
 }
 
 /** Downloads every file a result names; an answer with none is a provider failure, not an empty success. */
-export async function filesFromResult(result: unknown, opts: { path?: string; common: ResolvedCommon; signal: AbortSignal; label: string; base?: string }): Promise<FileOutput[]> {
+export async function filesFromResult(result: unknown, opts: { path?: string; common: ResolvedCommon; signal: AbortSignal; label: string; base?: string; expect?: unknown }): Promise<FileOutput[]> {
   const urls = findFileUrls(pick(result, opts.path));
   if (urls.length === 0) throw new EngineError(`${opts.label} finished but returned no output file`);
+  const kinds = expectedKinds(opts.expect);
   const files: FileOutput[] = [];
   for (const [i, url] of urls.entries()) {
     const data = await downloadOutput(url, opts.common, opts.signal, opts.label);
-    files.push(fileOutput(data, urls.length > 1 ? `${opts.base ?? 'result'}-${i + 1}` : (opts.base ?? 'result')));
+    const base = urls.length > 1 ? `${opts.base ?? 'result'}-${i + 1}` : (opts.base ?? 'result');
+    files.push(kinds ? expectMedia(data, kinds, base, opts.label) : fileOutput(data, base));
   }
   return files;
+}
+
+type MediaKind = 'image' | 'audio' | 'video';
+
+/** A binding's `expect` option (catalog/outputKinds.ts): "image", "audio", "video" or a list of them. */
+export function expectedKinds(v: unknown): MediaKind[] | undefined {
+  const list = (Array.isArray(v) ? v : [v]).filter((k): k is MediaKind => k === 'image' || k === 'audio' || k === 'video');
+  return list.length ? list : undefined;
 }
 
 /** Text a provider returned: a string, or a list of tokens (Replicate's streamed LLM output). */

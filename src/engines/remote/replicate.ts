@@ -1,9 +1,11 @@
 import type { Engine, EngineOutputs } from '../types.js';
 import { EngineError } from '../types.js';
-import { ProviderClient } from './http.js';
+import { ProviderClient, ProviderHttpError, ProviderUnansweredError } from './http.js';
+import { isDeepStrictEqual } from 'node:util';
 import { mapInput, mappingFrom, resolveMediaFields } from './inputs.js';
-import { progressFromLogs, unconfiguredEngine, waitForJob, type PollResult, type RemoteJob } from './job.js';
+import { cancelQuietly, progressFromLogs, unconfiguredEngine, waitForJob, type PollResult, type RemoteJob } from './job.js';
 import { filesFromResult, textFromResult } from './outputs.js';
+import { replicateMedia } from './mediaHandoff.js';
 import { runScope } from './signals.js';
 import { resolveCommon, type RemoteCommonSettings } from './settings.js';
 
@@ -60,26 +62,42 @@ export function createReplicateEngine(s: ReplicateSettings): Engine {
       const what = model ?? version!;
       const scope = runScope(ctx);
       try {
-        const input = mapInput(await resolveMediaFields(req.input, ctx), mappingFrom(o));
+        const input = mapInput(await resolveMediaFields(req.input, ctx, (m) => replicateMedia(client, m, scope)), mappingFrom(o));
         const wait = typeof o.wait === 'number' ? Math.max(1, Math.min(60, Math.round(o.wait))) : undefined;
         const headers: Record<string, string> = wait ? { prefer: `wait=${wait}` } : {};
         // Prefer: wait holds the answer up to `wait` seconds: give the request that long and a margin.
         const timeoutMs = wait ? Math.max(client.policy.requestTimeoutMs, (wait + 15) * 1000) : undefined;
-        const created = version
-          ? await client.request('predictions', { json: { version: version.includes(':') ? version.split(':').pop() : version, input }, headers, timeoutMs, signal: scope.signal, deadline: scope.deadline })
-          : await client.request(`models/${model}/predictions`, { json: { input }, headers, timeoutMs, signal: scope.signal, deadline: scope.deadline });
-        let prediction = created.json<Prediction>();
+        const versionId = version?.includes(':') ? version.split(':').pop()! : version;
+        const sentAt = Date.now();
+        let prediction: Prediction;
+        try {
+          // Retried only on 429 and a connection never made, as Replicate's client does: any other failure may
+          // have started the (paid) prediction.
+          const created = versionId
+            ? await client.request('predictions', { json: { version: versionId, input }, headers, timeoutMs, signal: scope.signal, deadline: scope.deadline, retry: 'safe' })
+            : await client.request(`models/${model}/predictions`, { json: { input }, headers, timeoutMs, signal: scope.signal, deadline: scope.deadline, retry: 'safe' });
+          prediction = created.json<Prediction>();
+        } catch (err) {
+          if (scope.stopped()) {
+            // Stopped while the create was in flight: the prediction may exist and would run on, paid for.
+            await cancelQuietly({ label: `Replicate prediction of ${what}`, cancel: async (signal) => {
+              const found = await findCreated(client, { model, versionId, input, sentAt }, signal);
+              if (found) await client.request(sameHostUrl(client, found.urls?.cancel, `predictions/${found.id}/cancel`), { method: 'POST', signal, retry: false });
+            } }, ctx, common);
+            throw err;
+          }
+          if (!(err instanceof ProviderUnansweredError && err.maybeActed) && !(err instanceof ProviderHttpError && err.status >= 500)) throw err;
+          // No answer, or a 5xx: the prediction may exist. Replicate takes no client-chosen id, so look for it
+          // among the predictions created since (same model or version, same input); never create it again.
+          const found = await findCreated(client, { model, versionId, input, sentAt }, scope.signal);
+          if (!found) throw new EngineError(`${(err as Error).message}; Replicate may have created the prediction, and none matching it is listed, so it was not created again`, false);
+          ctx.log.warn('replicate create answer lost; adopted the prediction it created', { predictionId: found.id });
+          prediction = found;
+        }
         if (!prediction.id) throw new EngineError('Replicate accepted the prediction but sent no id');
         ctx.log.info('replicate prediction created', { model: what, predictionId: prediction.id });
-        const sameHost = (u: string | undefined, fallback: string) => {
-          try {
-            return u ? client.url(u).href : fallback;
-          } catch {
-            return fallback;
-          }
-        };
-        const getUrl = sameHost(prediction.urls?.get, `predictions/${prediction.id}`);
-        const cancelUrl = sameHost(prediction.urls?.cancel, `predictions/${prediction.id}/cancel`);
+        const getUrl = sameHostUrl(client, prediction.urls?.get, `predictions/${prediction.id}`);
+        const cancelUrl = sameHostUrl(client, prediction.urls?.cancel, `predictions/${prediction.id}/cancel`);
 
         // The first poll judges the create answer, which may already be final (Prefer: wait).
         let first = true;
@@ -126,10 +144,38 @@ export function createReplicateEngine(s: ReplicateSettings): Engine {
 
       async function outputsOf(output: unknown, opts: Record<string, unknown>): Promise<EngineOutputs> {
         if (opts.output === 'text') return { output: { kind: 'text', text: textFromResult(output, opts.outputPath as string | undefined, 'Replicate') } };
-        return { result: await filesFromResult(output, { path: opts.outputPath as string | undefined, common, signal: scope.signal, label: 'Replicate' }) };
+        return { result: await filesFromResult(output, { path: opts.outputPath as string | undefined, common, signal: scope.signal, label: 'Replicate', expect: opts.expect }) };
       }
     },
   };
+}
+
+/**
+ * The prediction a create whose answer was lost made, if any: GET /predictions narrowed to those created from
+ * a little before the create was sent (clocks differ) until now, then each candidate of the same model or
+ * version read whole (list items carry no input) and matched by its input. Undefined when none matches.
+ */
+/** A URL Replicate gave, if it stays on the configured host (the token goes with it); else the path built here. */
+function sameHostUrl(client: ProviderClient, u: string | undefined, fallback: string): string {
+  try {
+    return u ? client.url(u).href : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+const CLOCK_SKEW_MS = 10_000;
+
+async function findCreated(client: ProviderClient, sent: { model?: string; versionId?: string; input: Record<string, unknown>; sentAt: number }, signal: AbortSignal): Promise<Prediction | undefined> {
+  const q = new URLSearchParams({ created_after: new Date(sent.sentAt - CLOCK_SKEW_MS).toISOString() });
+  const lookup = AbortSignal.any([signal, AbortSignal.timeout(30_000)]);
+  const list = (await client.request(`predictions?${q}`, { signal: lookup })).json<{ results?: Array<Prediction & { model?: string; version?: string; created_at?: string }> }>();
+  for (const item of list.results ?? []) {
+    if (sent.versionId ? item.version !== sent.versionId : item.model !== sent.model) continue;
+    const full = (await client.request(`predictions/${encodeURIComponent(item.id)}`, { signal: lookup })).json<Prediction & { input?: unknown }>();
+    if (isDeepStrictEqual(full.input, sent.input)) return full;
+  }
+  return undefined;
 }
 
 function describe(e: unknown): string {

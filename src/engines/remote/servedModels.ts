@@ -45,6 +45,15 @@ export function comfyNodeClasses(json: unknown): string[] {
   return json && typeof json === 'object' && !Array.isArray(json) ? Object.keys(json) : [];
 }
 
+/**
+ * Whether a listed name serves a requested model. Ollama lists `name:tag` and takes `name` as
+ * `name:latest`, so "llama3.2" is served by "llama3.2:latest" (but "qwen3" is not served by "qwen3:8b").
+ */
+export function servesModel(names: Set<string>, model: string): boolean {
+  if (names.has(model)) return true;
+  return !model.includes(':') && names.has(`${model}:latest`);
+}
+
 export function listSummary(names: Set<string>, max = 8): string {
   const all = [...names].sort();
   return all.length ? `${all.slice(0, max).join(', ')}${all.length > max ? `, … (${all.length})` : ''}` : 'nothing';

@@ -116,10 +116,11 @@ test('pricing rules read real fields, cover every multiplier option, and have re
   for (const u of ['image', 'second', '1k_chars', '1k_tokens', 'flat']) assert.ok(units.has(u), u);
 });
 
-test('LLMs take prompt, system, max_tokens and temperature', () => {
+test('LLMs take prompt, system, max_tokens and temperature (GPT-5.4 no temperature: it takes only its own)', () => {
   for (const m of live.filter((x: ModelDef) => x.category === 'llm')) {
     const names = m.modes[0]!.fields.map((f) => f.name);
-    for (const n of ['prompt', 'system', 'max_tokens', 'temperature']) assert.ok(names.includes(n), `${m.nodeType}.${n}`);
+    for (const n of ['prompt', 'system', 'max_tokens', ...(m.nodeType === 'gpt_5_4' ? [] : ['temperature'])]) assert.ok(names.includes(n), `${m.nodeType}.${n}`);
+    assert.equal(names.includes('temperature'), m.nodeType !== 'gpt_5_4', m.nodeType);
   }
 });
 
@@ -146,5 +147,5 @@ test('end to end: the GPT-5.4 binding streams from an OpenAI fake with max_compl
   const out = await createOpenAIEngine({ baseUrl: `${fake.url}/v1` }).execute({ nodeType: 'gpt_5_4', subModelId: mode.subModelId, input: defaults(mode, { prompt: 'hi', system: 'be kind' }), options: mode.engine.options! }, t.ctx);
   assert.equal((out.output as { text: string }).text, 'Hello from the fake model.');
   assert.equal(fake.lastChat.max_completion_tokens, 1024);
-  assert.equal(fake.lastChat.temperature, 0.7);
+  assert.equal('temperature' in fake.lastChat, false);
 });

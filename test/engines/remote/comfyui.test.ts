@@ -89,8 +89,12 @@ test('retries 5xx and 429 on polling', async () => {
   assert.equal((out.result as FileOutput[]).length, 1);
 });
 
-test('abort while running: POST /interrupt with the prompt id', async () => {
+test('abort while running on an older server (no job cancel): POST /interrupt with the prompt id', async () => {
   fake.timing = { wait: 0, run: 100_000 };
+  fake.legacy = true;
+  after(() => {
+    fake.legacy = false;
+  });
   const ctl = new AbortController();
   const { p } = run({ prompt: 'x' }, txt2img, {}, { signal: ctl.signal });
   setTimeout(() => ctl.abort(new Error('stop it')), 60);
@@ -106,7 +110,8 @@ test('abort while queued: removed from the queue, not interrupted; deadline does
   await assert.rejects(run({ prompt: 'x' }, txt2img, {}, { timeoutMs: 120 }).p, (e: Error) => e instanceof EngineError && /ComfyUI workflow did not finish within the run's time limit/.test(e.message));
   const last = [...fake.prompts.values()].at(-1)!;
   assert.equal(last.state, 'deleted');
-  assert.deepEqual(fake.callsTo('POST', /^\/queue$/).at(-1)!.json(), { delete: [last.id] });
+  // a current server cancels the job itself (issue 28); older ones get POST /queue { delete } (test/unit/engines/remote/comfyui.test.ts)
+  assert.equal(fake.callsTo('POST', new RegExp(`^/api/jobs/${last.id}/cancel$`)).length, 1);
   assert.equal(fake.interrupts.length, interrupts);
 });
 
@@ -124,12 +129,17 @@ test('a prompt the server forgot fails clearly', async () => {
   await assert.rejects(p, /ComfyUI no longer knows prompt/);
 });
 
-test('queuing a prompt is retried only when ComfyUI cannot have taken it (429), never after a 5xx', async () => {
+test('queuing a prompt is retried on 429, and after a 5xx only once ComfyUI is seen not to know its prompt_id', async () => {
   const before = fake.callsTo('POST', /^\/prompt$/).length;
   fake.inject('POST', /^\/prompt$/, { status: 429, headers: { 'retry-after': '0' }, body: 'Too many requests' });
   await run({ prompt: 'x' }, txt2img).p;
   assert.equal(fake.callsTo('POST', /^\/prompt$/).length - before, 2);
+  const submits = fake.submits.length;
   fake.inject('POST', /^\/prompt$/, { status: 502, body: 'Bad Gateway' });
+  await run({ prompt: 'x' }, txt2img).p;
+  const [a, b] = fake.callsTo('POST', /^\/prompt$/).slice(-2).map((c) => c.json().prompt_id);
+  assert.equal(a, b, 'sent again under the same prompt_id');
+  assert.equal(fake.submits.length - submits, 1, 'queued once');
+  fake.inject('POST', /^\/prompt$/, ...Array.from({ length: 4 }, () => ({ status: 502, body: 'Bad Gateway' })));
   await assert.rejects(run({ prompt: 'x' }, txt2img).p, (e: Error) => e instanceof EngineError && e.retryable && /ComfyUI failed \(HTTP 502\): Bad Gateway/.test(e.message));
-  assert.equal(fake.callsTo('POST', /^\/prompt$/).length - before, 3);
 });

@@ -16,7 +16,7 @@ after(() => fake.close());
 
 const fast = { retries: 3, baseDelayMs: 5, maxDelayMs: 3000, requestTimeoutMs: 2000 };
 const settings = (o: Partial<FalSettings> = {}): FalSettings => ({
-  apiKey: KEY, queueUrl: `${fake.url}/queue`, baseUrl: `${fake.url}/run`, allowPrivate: true, retry: fast, pollIntervalMs: 5, maxPollIntervalMs: 20, ...o,
+  apiKey: KEY, queueUrl: `${fake.url}/queue`, baseUrl: `${fake.url}/run`, storageUrl: fake.url, allowPrivate: true, retry: fast, pollIntervalMs: 5, maxPollIntervalMs: 20, ...o,
 });
 function run(input: Record<string, unknown>, options: Record<string, unknown>, o: Partial<FalSettings> = {}, ctxOpts: Parameters<typeof testContext>[0] = {}) {
   const t = testContext(ctxOpts);
@@ -54,7 +54,7 @@ test('queue: submit, IN_QUEUE → IN_PROGRESS → COMPLETED, result, real PNG by
   assert.ok(t.progress.some(([f]) => f > 0.1 && f < 0.95), 'progress from the step logs');
 });
 
-test('video result ({ video: { url } }) and text result ({ text }) with media input sent as a data: URI', async () => {
+test('video result ({ video: { url } }) and text result ({ text }) with media input uploaded to fal storage and sent as its URL', async () => {
   const v = await run({ prompt: 'waves', duration: 5 }, { model: 'fal-ai/kling-video/v2/master/text-to-video' }).p;
   const f = (v.result as FileOutput[])[0]!;
   assert.equal(f.contentType, 'video/mp4');
@@ -62,9 +62,9 @@ test('video result ({ video: { url } }) and text result ({ text }) with media in
   const wav = makeWav(0.05);
   const tx = await run({ audio_url: dataUrl(wav, 'audio/x-wav-claimed') }, { model: 'fal-ai/wizper', output: 'text' }).p;
   assert.deepEqual(tx.output, { kind: 'text', text: 'hello from fal' });
-  // the adapter re-typed the media from its bytes before sending it on
+  // the adapter re-typed the media from its bytes before handing it on, as fal's client does: by storage URL (issue 28)
   const sent = fake.callsTo('POST', /wizper/).at(-1)!.json();
-  assert.equal(sent.audio_url, `data:audio/wav;base64,${wav.toString('base64')}`);
+  assert.deepEqual(fake.cdn.get(sent.audio_url.split('/cdn/').pop()), { type: 'audio/wav', data: wav });
 });
 
 test('synchronous endpoint when the binding asks for it', async () => {
@@ -73,8 +73,9 @@ test('synchronous endpoint when the binding asks for it', async () => {
   assert.equal(fake.callsTo('POST', /^\/run\/fal-ai\/flux-pro\/v1\.1$/).length, 1);
 });
 
-test('retries 429 with Retry-After and 5xx on submit and on status', async () => {
-  fake.inject('POST', /^\/queue\/fal-ai\/flux-pro/, { status: 429, headers: { 'retry-after': '0' }, json: { detail: 'Rate limit exceeded' } }, { status: 500, json: { detail: 'Internal Server Error' } });
+test('retries 429 with Retry-After and gateway 5xx on submit, and 5xx on status', async () => {
+  // A submit is retried only where fal's client retries it (429, 502/503/504): a 500 may have started the job (issue 28).
+  fake.inject('POST', /^\/queue\/fal-ai\/flux-pro/, { status: 429, headers: { 'retry-after': '0' }, json: { detail: 'Rate limit exceeded' } }, { status: 503, json: { detail: 'Service Unavailable' } });
   fake.inject('GET', /\/status$/, { status: 503, body: 'upstream connect error' });
   const before = fake.callsTo('POST', /^\/queue\/fal-ai\/flux-pro/).length;
   const out = await run({ prompt: 'retry me' }, { model: 'fal-ai/flux-pro/v1.1' }).p;
@@ -100,8 +101,11 @@ test('a job that fails: validation details become an input error, a crash a clea
 
 test('cancel: aborting the run sends PUT …/cancel and fails with the reason', async () => {
   const ctl = new AbortController();
+  const jobs = fake.jobs.size;
   const { p } = run({ prompt: 'x' }, { model: 'fal-ai/slow' }, {}, { signal: ctl.signal });
-  setTimeout(() => ctl.abort(new Error('canceled by the user')), 60);
+  // abort once the job is polled (a fixed delay could fall before the submit's answer on a loaded machine)
+  while (fake.jobs.size === jobs || !fake.calls.some((c) => c.path.startsWith('/queue/fal-ai/slow/requests/') && c.path.endsWith('/status') && c.path.includes([...fake.jobs.keys()].at(-1)!))) await new Promise((r) => setTimeout(r, 5));
+  ctl.abort(new Error('canceled by the user'));
   await assert.rejects(p, /canceled by the user/);
   const cancels = fake.callsTo('PUT', /^\/queue\/fal-ai\/slow\/requests\/[^/]+\/cancel$/);
   assert.equal(cancels.length, 1);
@@ -111,11 +115,12 @@ test('cancel: aborting the run sends PUT …/cancel and fails with the reason', 
 
 test('time-out: the run deadline cancels the fal job too', async () => {
   const before = fake.callsTo('PUT', /cancel$/).length;
-  await assert.rejects(run({ prompt: 'x' }, { model: 'fal-ai/slow' }, {}, { timeoutMs: 150 }).p, (e: Error) => e instanceof EngineError && /fal model fal-ai\/slow did not finish within the run's time limit/.test(e.message));
+  await assert.rejects(run({ prompt: 'x' }, { model: 'fal-ai/slow' }, {}, { timeoutMs: 1500 }).p, (e: Error) => e instanceof EngineError && /fal model fal-ai\/slow did not finish within the run's time limit/.test(e.message));
   assert.equal(fake.callsTo('PUT', /cancel$/).length - before, 1);
   // a hanging status request is cut by the per-request time-out and retried
   fake.inject('GET', /\/status$/, { hang: true });
-  const out = await run({ prompt: 'x' }, { model: 'fal-ai/flux-pro/v1.1' }, { retry: { ...fast, requestTimeoutMs: 100 } }).p;
+  // (long enough for the submit on a loaded machine: a submit that times out is not sent again)
+  const out = await run({ prompt: 'x' }, { model: 'fal-ai/flux-pro/v1.1' }, { retry: { ...fast, requestTimeoutMs: 1500 } }).p;
   assert.equal((out.result as FileOutput[]).length, 1);
 });
 

@@ -40,7 +40,7 @@ test('configured from the environment: key-based adapters available without netw
   const fal = await startFalFake('env-key-123');
   after(() => fal.close());
   const [, falEngine] = remoteEnginesFromEnv(
-    { FAL_KEY: 'env-key-123', FAL_QUEUE_URL: `${fal.url}/queue`, FAL_BASE_URL: `${fal.url}/run`, ATELIER_ALLOW_PRIVATE_URLS: '1' },
+    { FAL_KEY: 'env-key-123', FAL_QUEUE_URL: `${fal.url}/queue`, FAL_BASE_URL: `${fal.url}/run`, FAL_STORAGE_URL: fal.url, ATELIER_ALLOW_PRIVATE_URLS: '1' },
     { pollIntervalMs: 5, maxPollIntervalMs: 10 },
   );
   const t = testContext();

@@ -65,8 +65,9 @@ test('chat: max_tokens stops early (finish_reason length); non-streaming mode; m
   const b = await run({ prompt: 'hi' }, { operation: 'chat', model: 'gpt-test', stream: false }).p;
   assert.deepEqual(b.output, { kind: 'text', text: 'Hello from the fake model.' });
   await run({ prompt: 'hi', max_tokens: 50 }, { operation: 'chat', model: 'gpt-test', maxTokensParam: 'max_completion_tokens' }).p;
+  // Not api.openai.com: max_tokens too, which Ollama and llama.cpp read (issue 28).
   assert.equal(fake.lastChat.max_completion_tokens, 50);
-  assert.equal(fake.lastChat.max_tokens, undefined);
+  assert.equal(fake.lastChat.max_tokens, 50);
 });
 
 test('images: b64_json and url answers both become sniffed PNG files', async () => {

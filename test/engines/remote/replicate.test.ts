@@ -89,8 +89,11 @@ test('failures: prediction failed, validation, unknown version, bad token — cl
 
 test('cancel on abort: POST /predictions/{id}/cancel', async () => {
   const ctl = new AbortController();
+  const created = fake.predictions.size;
   const { p } = run({ prompt: 'x' }, { model: 'acme/slow' }, {}, { signal: ctl.signal });
-  setTimeout(() => ctl.abort(new Error('user canceled')), 60);
+  // abort once the prediction exists (a fixed delay could fall before the create on a loaded machine)
+  while (fake.predictions.size === created) await new Promise((r) => setTimeout(r, 5));
+  ctl.abort(new Error('user canceled'));
   await assert.rejects(p, /user canceled/);
   const cancels = fake.callsTo('POST', /^\/v1\/predictions\/[^/]+\/cancel$/);
   assert.equal(cancels.length, 1);
@@ -100,7 +103,7 @@ test('cancel on abort: POST /predictions/{id}/cancel', async () => {
 
 test('deadline: the prediction is canceled and the run fails with a time-out', async () => {
   const before = fake.callsTo('POST', /cancel$/).length;
-  await assert.rejects(run({ prompt: 'x' }, { model: 'acme/slow' }, {}, { timeoutMs: 120 }).p, (e: Error) => e instanceof EngineError && /Replicate model acme\/slow did not finish within the run's time limit/.test(e.message));
+  await assert.rejects(run({ prompt: 'x' }, { model: 'acme/slow' }, {}, { timeoutMs: 1500 }).p, (e: Error) => e instanceof EngineError && /Replicate model acme\/slow did not finish within the run's time limit/.test(e.message));
   assert.equal(fake.callsTo('POST', /cancel$/).length - before, 1);
   // a hung poll is retried after the per-request time-out
   fake.inject('GET', /^\/v1\/predictions\//, { hang: true });

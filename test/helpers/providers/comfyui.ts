@@ -34,6 +34,13 @@ export interface ComfyFake extends FakeServer {
   interrupts: unknown[];
   /** Polls a new prompt spends queued and running (tests make it long to cancel). */
   timing: { wait: number; run: number };
+  /**
+   * An older server: no POST /api/jobs/{id}/cancel, and POST /interrupt stops whatever is running whatever
+   * prompt_id it is given. Current servers cancel one job atomically and interrupt only the prompt named.
+   */
+  legacy: boolean;
+  /** Every prompt id POST /prompt queued, in order (ComfyUI queues a repeated prompt_id again). */
+  submits: string[];
 }
 
 const REQUIRED: Record<string, string[]> = {
@@ -156,8 +163,11 @@ export async function startComfyFake(): Promise<ComfyFake> {
       if (!body.prompt || typeof body.prompt !== 'object') return { status: 400, json: { error: { type: 'no_prompt', message: 'No prompt provided', details: '', extra_info: {} }, node_errors: [] } };
       const bad = validate(body.prompt, uploads);
       if (bad) return bad;
-      const p: Prompt = { id: randomUUID(), number: number++, graph: body.prompt, wait: fake.timing.wait, run: fake.timing.run, polls: 0, state: 'pending' };
+      // A client may choose the prompt_id; the server takes it as given.
+      const id = typeof body.prompt_id === 'string' && body.prompt_id ? body.prompt_id : randomUUID();
+      const p: Prompt = { id, number: number++, graph: body.prompt, wait: fake.timing.wait, run: fake.timing.run, polls: 0, state: 'pending' };
       prompts.set(p.id, p);
+      fake.submits.push(p.id);
       return { json: { prompt_id: p.id, number: p.number, node_errors: {} } };
     }
     const h = /^\/history\/([^/]+)$/.exec(req.path);
@@ -187,8 +197,16 @@ export async function startComfyFake(): Promise<ComfyFake> {
     if (req.method === 'POST' && req.path === '/interrupt') {
       const body = req.body.length ? req.json() : {};
       interrupts.push(body);
-      for (const p of prompts.values()) if (p.state === 'running' && (!body.prompt_id || body.prompt_id === p.id)) p.state = 'interrupted';
+      for (const p of prompts.values()) if (p.state === 'running' && (fake.legacy || !body.prompt_id || body.prompt_id === p.id)) p.state = 'interrupted';
       return { status: 200, body: '' };
+    }
+    const cancel = /^\/api\/jobs\/([^/]+)\/cancel$/.exec(req.path);
+    if (req.method === 'POST' && cancel && !fake.legacy) {
+      const p = prompts.get(cancel[1]!);
+      if (!p) return { status: 404, json: { error: 'Job not found' } };
+      if (p.state === 'pending') p.state = 'deleted';
+      else if (p.state === 'running') p.state = 'interrupted';
+      return { json: { id: p.id, status: p.state === 'deleted' || p.state === 'interrupted' ? 'cancelled' : p.state } };
     }
     if (req.method === 'GET' && req.path === '/view') {
       const f = outputs.get(`${req.query.get('type') ?? 'output'}/${req.query.get('filename')}`);
@@ -198,6 +216,6 @@ export async function startComfyFake(): Promise<ComfyFake> {
   };
 
   const fake = new FakeServer((req, f) => route(req, f as ComfyFake)) as ComfyFake;
-  Object.assign(fake, { prompts, uploads, outputs, interrupts, timing: { wait: 1, run: 1 } });
+  Object.assign(fake, { prompts, uploads, outputs, interrupts, timing: { wait: 1, run: 1 }, legacy: false, submits: [] });
   return fake.start();
 }

@@ -9,7 +9,15 @@ import { makeMp4Head, makePng } from './media.js';
  * /run. Authorization `Key <key>`. Output files are served from /files on the same server.
  */
 
+/** The app id status and results live under: owner/alias, or namespace/owner/alias for `workflows/` and `comfy/` ids (as fal's client parses them). */
+export function falAppId(model: string): string {
+  const parts = model.split('/');
+  return parts.slice(0, ['workflows', 'comfy'].includes(parts[0]!) ? 3 : 2).join('/');
+}
+
 export interface FalFakeModel {
+  /** Answer the submit with the request id only (no status/response/cancel URLs). */
+  bareSubmit?: boolean;
   /** Polls answered IN_QUEUE, then IN_PROGRESS, before COMPLETED. */
   queued?: number;
   running?: number;
@@ -27,6 +35,8 @@ interface Job {
 }
 
 export interface FalFake extends FakeServer {
+  /** Files uploaded through the storage API (fal's client: initiate, then PUT the bytes), by name. */
+  cdn: Map<string, { type: string; data: Buffer }>;
   jobs: Map<string, Job>;
   files: Map<string, { type: string; data: Buffer }>;
   serveFile(name: string, type: string, data: Buffer): string;
@@ -59,7 +69,7 @@ export const falModels: Record<string, FalFakeModel> = {
   },
   'fal-ai/wizper': {
     run(input) {
-      if (typeof input.audio_url !== 'string' || !input.audio_url.startsWith('data:audio/wav;base64,')) {
+      if (typeof input.audio_url !== 'string' || !/^(data:audio\/wav;base64,|https?:\/\/)/.test(input.audio_url)) {
         return { status: 422, detail: [{ loc: ['body', 'audio_url'], msg: 'could not read audio', type: 'value_error' }] };
       }
       return { result: { text: 'hello from fal', chunks: [{ timestamp: [0, 1], text: 'hello from fal' }] } };
@@ -73,6 +83,19 @@ export const falModels: Record<string, FalFakeModel> = {
     queued: 1000,
     run: () => ({ result: {} }),
   },
+  // Claims a PNG, serves four bytes of text (issue 28: such an answer was stored and charged).
+  'fal-ai/not-an-image': {
+    run: (_input, fake) => ({ result: { images: [{ url: fake.serveFile('fake.png', 'image/png', Buffer.from('string')), content_type: 'image/png' }] } }),
+  },
+  'workflows/acme/upscale-flow': {
+    bareSubmit: true,
+    running: 1,
+    run: (_input, fake) => ({ result: { images: [{ url: fake.serveFile('flow.png', 'image/png', makePng(4, 4)) }] } }),
+  },
+  'comfy/acme/portrait/v2': {
+    bareSubmit: true,
+    run: (_input, fake) => ({ result: { images: [{ url: fake.serveFile('comfy.png', 'image/png', makePng(4, 4)) }] } }),
+  },
   'fal-ai/empty': {
     run: () => ({ result: { images: [] } }),
   },
@@ -81,13 +104,35 @@ export const falModels: Record<string, FalFakeModel> = {
 export async function startFalFake(apiKey: string): Promise<FalFake> {
   const jobs = new Map<string, Job>();
   const files = new Map<string, { type: string; data: Buffer }>();
+  const pendingUploads = new Set<string>();
 
   const route = (req: FakeRequest, fake: FalFake): FakeReply => {
     if (req.method === 'GET' && req.path.startsWith('/files/')) {
       const f = files.get(req.path.slice('/files/'.length));
       return f ? { headers: { 'content-type': f.type }, body: f.data } : { status: 404, json: { detail: 'Not Found' } };
     }
+    // The storage upload's second step: the bytes PUT to the upload URL (pre-signed: no key), then served from /cdn.
+    const put = /^\/upload\/([^/]+)$/.exec(req.path);
+    if (put && req.method === 'PUT') {
+      const name = put[1]!;
+      if (!pendingUploads.has(name)) return { status: 403, body: 'AccessDenied' };
+      pendingUploads.delete(name);
+      fake.cdn.set(name, { type: String(req.headers['content-type'] ?? 'application/octet-stream'), data: req.body });
+      return { status: 200, body: '' };
+    }
+    if (req.method === 'GET' && req.path.startsWith('/cdn/')) {
+      const f = fake.cdn.get(req.path.slice('/cdn/'.length));
+      return f ? { headers: { 'content-type': f.type }, body: f.data } : { status: 404, body: 'Not Found' };
+    }
     if (req.headers.authorization !== `Key ${apiKey}`) return { status: 401, json: { detail: 'No user found for Key ID and Secret' } };
+    // The storage upload's first step: { content_type, file_name } → where to PUT the bytes and the URL they will have.
+    if (req.method === 'POST' && req.path === '/storage/upload/initiate') {
+      const body = req.json();
+      if (typeof body.file_name !== 'string' || !body.file_name) return { status: 422, json: { detail: [{ loc: ['body', 'file_name'], msg: 'field required', type: 'value_error.missing' }] } };
+      const name = `${randomUUID()}-${body.file_name}`;
+      pendingUploads.add(name);
+      return { json: { upload_url: `${fake.url}/upload/${name}`, file_url: `${fake.url}/cdn/${name}` } };
+    }
 
     if (req.path.startsWith('/run/') && req.method === 'POST') {
       const model = req.path.slice('/run/'.length);
@@ -98,7 +143,7 @@ export async function startFalFake(apiKey: string): Promise<FalFake> {
     }
     if (!req.path.startsWith('/queue/')) return { status: 404, json: { detail: 'Not Found' } };
     const rest = req.path.slice('/queue/'.length);
-    const reqMatch = /^([^/]+\/[^/]+)\/requests\/([^/]+)(\/status|\/cancel)?$/.exec(rest);
+    const reqMatch = /^(.+?)\/requests\/([^/]+)(\/status|\/cancel)?$/.exec(rest);
     if (reqMatch) {
       const [, app, id, action] = reqMatch;
       const job = jobs.get(id!);
@@ -135,9 +180,10 @@ export async function startFalFake(apiKey: string): Promise<FalFake> {
       const model = rest;
       if (!falModels[model]) return { status: 404, json: { detail: `Application '${model}' not found` } };
       const id = randomUUID();
-      const app = model.split('/').slice(0, 2).join('/');
+      const app = falAppId(model);
       jobs.set(id, { model, app, input: req.json(), polls: 0, canceled: false });
       const base = `${fake.url}/queue/${app}/requests/${id}`;
+      if (falModels[model]!.bareSubmit) return { json: { status: 'IN_QUEUE', request_id: id } };
       return { json: { status: 'IN_QUEUE', request_id: id, response_url: base, status_url: `${base}/status`, cancel_url: `${base}/cancel`, queue_position: falModels[model]!.queued ?? 0 } };
     }
     return { status: 405, json: { detail: 'Method Not Allowed' } };
@@ -145,6 +191,7 @@ export async function startFalFake(apiKey: string): Promise<FalFake> {
 
   const fake = new FakeServer((req, f) => route(req, f as FalFake)) as FalFake;
   fake.jobs = jobs;
+  fake.cdn = new Map();
   fake.files = files;
   fake.serveFile = (name, type, data) => {
     files.set(name, { type, data });

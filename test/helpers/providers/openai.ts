@@ -14,6 +14,13 @@ export interface OpenAIFakeOptions {
   answer?: string[];
   /** Gap between stream chunks. */
   gapMs?: number;
+  /**
+   * Which server this is, for how it names and lists models: 'openai' (ids as given); 'ollama' (models are
+   * `name:tag`, listed so in GET /v1/models and GET /api/tags, and a request naming `name` means
+   * `name:latest`; chat reads `max_tokens` only); 'llama.cpp' (one model, listed as its single entry,
+   * answering whatever model a request names).
+   */
+  flavour?: 'openai' | 'ollama' | 'llama.cpp';
 }
 
 export interface OpenAIFake extends FakeServer {
@@ -26,13 +33,21 @@ const err = (status: number, message: string, type: string, code: string | null,
   json: { error: { message, type, param, code } },
 });
 
+/** Whether an Accept header admits a media type (absent admits everything). */
+export function accepts(header: string | string[] | undefined, type: string): boolean {
+  if (header === undefined) return true;
+  const [top] = type.split('/');
+  return String(header).split(',').map((r) => r.split(';')[0]!.trim().toLowerCase()).some((r) => r === '*/*' || r === type || r === `${top}/*`);
+}
+
 async function formOf(req: FakeRequest): Promise<FormData> {
   const r = new Request('http://fake/', { method: 'POST', headers: { 'content-type': String(req.headers['content-type']) }, body: new Uint8Array(req.body) });
   return r.formData();
 }
 
 export async function startOpenAIFake(o: OpenAIFakeOptions = {}): Promise<OpenAIFake> {
-  const models = o.models ?? ['gpt-test', 'gpt-image-test', 'tts-test', 'whisper-test'];
+  const flavour = o.flavour ?? 'openai';
+  const models = o.models ?? (flavour === 'llama.cpp' ? ['/models/model.gguf'] : ['gpt-test', 'gpt-image-test', 'tts-test', 'whisper-test']);
   const answer = o.answer ?? ['Hello', ' from', ' the', ' fake', ' model', '.'];
   let imageN = 0;
   const files = new Map<string, Buffer>();
@@ -46,12 +61,20 @@ export async function startOpenAIFake(o: OpenAIFakeOptions = {}): Promise<OpenAI
       const got = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
       return err(401, `Incorrect API key provided: ${got}. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', 'invalid_api_key');
     }
+    const served = (model: unknown): boolean => {
+      if (flavour === 'llama.cpp') return true;
+      if (typeof model !== 'string') return false;
+      return models.includes(flavour === 'ollama' && !model.includes(':') ? `${model}:latest` : model);
+    };
     const modelCheck = (model: unknown): FakeReply | undefined =>
-      typeof model === 'string' && models.includes(model)
+      served(model)
         ? undefined
         : err(404, `The model \`${String(model)}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found');
 
     // The served models, as OpenAI, Ollama, vLLM and LM Studio list them.
+    if (req.method === 'GET' && req.path === '/api/tags' && flavour === 'ollama') {
+      return { json: { models: models.map((name) => ({ name, model: name, modified_at: '2026-01-01T00:00:00Z', size: 1, digest: 'sha256:0', details: { format: 'gguf', family: 'llama' } })) } };
+    }
     if (req.method === 'GET' && req.path === '/v1/models') {
       return { json: { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'fake' })) } };
     }
@@ -62,7 +85,9 @@ export async function startOpenAIFake(o: OpenAIFakeOptions = {}): Promise<OpenAI
       if (bad) return bad;
       if (!Array.isArray(body.messages) || body.messages.length === 0) return err(400, "'messages' must contain at least one message", 'invalid_request_error', null, 'messages');
       const created = Math.floor(Date.now() / 1000);
-      const words = body.max_tokens !== undefined ? answer.slice(0, body.max_tokens) : answer;
+      // OpenAI reads max_completion_tokens (and the older max_tokens); Ollama and llama.cpp read max_tokens only.
+      const limit = flavour === 'openai' ? (body.max_completion_tokens ?? body.max_tokens) : body.max_tokens;
+      const words = limit !== undefined && limit !== null ? answer.slice(0, limit) : answer;
       const finish = words.length < answer.length ? 'length' : 'stop';
       if (!body.stream) {
         return {
@@ -124,10 +149,13 @@ export async function startOpenAIFake(o: OpenAIFakeOptions = {}): Promise<OpenAI
       const bad = modelCheck(body.model);
       if (bad) return bad;
       if (typeof body.input !== 'string' || !body.input) return err(400, "Missing required parameter: 'input'.", 'invalid_request_error', 'missing_required_parameter', 'input');
-      if (body.response_format === 'wav') return { headers: { 'content-type': 'audio/wav' }, body: makeWav(0.05) };
+      // The document's only binary answer is application/octet-stream: a negotiating server refuses an
+      // Accept that does not admit it (e.g. `audio/*`) with 406.
+      if (!accepts(req.headers.accept, 'application/octet-stream')) return err(406, `Not acceptable: ${String(req.headers.accept)}`, 'invalid_request_error', null);
+      if (body.response_format === 'wav') return { headers: { 'content-type': 'application/octet-stream' }, body: makeWav(0.05) };
       // An MP3 header (ID3 tag + one silent layer III frame header) is enough for the adapter to sniff.
       const mp3 = Buffer.concat([Buffer.from('ID3\x04\x00\x00\x00\x00\x00\x00', 'latin1'), Buffer.from([0xff, 0xfb, 0x90, 0x64]), Buffer.alloc(413)]);
-      return { headers: { 'content-type': 'audio/mpeg' }, body: mp3 };
+      return { headers: { 'content-type': 'application/octet-stream' }, body: mp3 };
     }
 
     if (req.method === 'POST' && req.path === '/v1/audio/transcriptions') {

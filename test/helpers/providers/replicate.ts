@@ -34,6 +34,8 @@ interface Pred {
 }
 
 export interface ReplicateFake extends FakeServer {
+  /** Files created with POST /v1/files, by id. */
+  uploads: Map<string, { name: string; type: string; data: Buffer }>;
   predictions: Map<string, Pred>;
   file(name: string, data: Buffer): string;
 }
@@ -139,7 +141,7 @@ export async function startReplicateFake(token: string): Promise<ReplicateFake> 
     return { status: 201, json: view(fake, p) };
   };
 
-  const route = (req: FakeRequest, fake: ReplicateFake): FakeReply => {
+  const route = (req: FakeRequest, fake: ReplicateFake): FakeReply | Promise<FakeReply> => {
     if (req.method === 'GET' && req.path.startsWith('/files/')) {
       const f = files.get(req.path.slice(7));
       return f ? { headers: { 'content-type': 'image/png' }, body: f } : problem(404, 'Not found', 'The requested resource could not be found.');
@@ -157,6 +159,42 @@ export async function startReplicateFake(token: string): Promise<ReplicateFake> 
       const key = official[1]!;
       if (!replicateModels[key]) return problem(404, 'Not found', 'The requested resource could not be found.');
       return create(fake, key, req, '');
+    }
+    // POST /files: multipart with the bytes in `content` (and optional filename, type, metadata); answers the
+    // file object, whose urls.get is the URL a prediction's input may name.
+    if (req.method === 'POST' && req.path === '/v1/files') {
+      return (async (): Promise<FakeReply> => {
+        const form = await new Request('http://fake/', { method: 'POST', headers: { 'content-type': String(req.headers['content-type']) }, body: new Uint8Array(req.body) }).formData();
+        const content = form.get('content');
+        if (!(content instanceof Blob)) return problem(422, 'Input validation failed', '- content: content is required');
+        const id = randomBytes(12).toString('hex');
+        const data = Buffer.from(await content.arrayBuffer());
+        const name = String(form.get('filename') ?? (content instanceof File ? content.name : 'file'));
+        const type = String(form.get('type') ?? (content.type || 'application/octet-stream'));
+        fake.uploads.set(id, { name, type, data });
+        const now = new Date();
+        return {
+          status: 201,
+          json: {
+            id, name, content_type: type, size: data.length, etag: id, checksums: { sha256: '' }, metadata: {},
+            created_at: now.toISOString(), expires_at: new Date(now.getTime() + 86_400_000).toISOString(), urls: { get: `${fake.url}/v1/files/${id}` },
+          },
+        };
+      })();
+    }
+    // GET /predictions: the account's predictions, newest first, paginated, narrowed by created_after /
+    // created_before; list items carry no input (GET /predictions/{id} has it).
+    if (req.method === 'GET' && req.path === '/v1/predictions') {
+      const after = req.query.get('created_after');
+      const before = req.query.get('created_before');
+      const results = [...predictions.values()]
+        .filter((p) => (!after || p.created_at >= after) && (!before || p.created_at < before))
+        .sort((a, b) => b.created_at.localeCompare(a.created_at))
+        .map((p) => {
+          const { input: _input, logs: _logs, output: _output, ...item } = view(fake, p);
+          return { ...item, source: 'api' };
+        });
+      return { json: { previous: null, next: null, results } };
     }
     const one = /^\/v1\/predictions\/([^/]+)(\/cancel)?$/.exec(req.path);
     if (one) {
@@ -176,6 +214,7 @@ export async function startReplicateFake(token: string): Promise<ReplicateFake> 
 
   const fake = new FakeServer((req, f) => route(req, f as ReplicateFake)) as ReplicateFake;
   fake.predictions = predictions;
+  fake.uploads = new Map();
   fake.file = (name, data) => {
     files.set(name, data);
     return `${fake.url}/files/${name}`;

@@ -24,6 +24,11 @@ export interface FakeReply {
   delayMs?: number;
   /** Never answer. */
   hang?: boolean;
+  /**
+   * For a scripted reply: let the fake act on the request as usual (create the job …) and only then apply
+   * `delayMs`/`hang` — a provider that accepted the work but whose answer never arrived.
+   */
+  passThrough?: boolean;
   /** Server-sent events: each string is written as one chunk, `gapMs` apart. */
   chunks?: string[];
   gapMs?: number;
@@ -83,7 +88,9 @@ export class FakeServer {
     const i = this.script.findIndex((s) => (!s.method || s.method === fr.method) && s.path.test(fr.path));
     let reply: FakeReply;
     try {
-      reply = i >= 0 ? this.script.splice(i, 1)[0]! : await this.route(fr, this);
+      const scripted = i >= 0 ? this.script.splice(i, 1)[0]! : undefined;
+      reply = scripted && !scripted.passThrough ? scripted : await this.route(fr, this);
+      if (scripted?.passThrough) reply = { ...reply, delayMs: scripted.delayMs, hang: scripted.hang };
     } catch (err) {
       reply = { status: 500, json: { detail: `fake crashed: ${(err as Error).message}` } };
     }
