@@ -37,7 +37,11 @@ export interface CreatedRun {
 
 
 
-/** Standalone model runs: creation (price → reserve → insert → enqueue in one transaction), reads, cancel. */
+/**
+ * Standalone model runs: creation (price → reserve → insert → enqueue in one statement), reads, cancel.
+ * ("Node run" means a workflow node only.) In the database they stay runs.kind = 'node': renaming the
+ * value would rewrite every run row and the queued jobs that carry it.
+ */
 export class ModelRunService {
   constructor(
     private readonly db: Db,
