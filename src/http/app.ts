@@ -22,6 +22,7 @@ import { estimateRoutes } from './routes/estimates.js';
 import { deprecatedRoutes } from './routes/deprecated.js';
 import { nodeRunRoutes } from './routes/nodeRuns.js';
 import { fileRoutes } from './routes/files.js';
+import { uploadRoutes } from './routes/uploads.js';
 import { ledgerRoutes } from './routes/ledger.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { runEventRoutes } from './routes/runEvents.js';
@@ -106,6 +107,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   await app.register(deprecatedRoutes, { services });
   await app.register(nodeRunRoutes, { services });
   await app.register(fileRoutes, { services });
+  await app.register(uploadRoutes, { services });
   await app.register(ledgerRoutes, { services });
   await app.register(webhookRoutes, { services });
   await app.register(runEventRoutes, { services });
