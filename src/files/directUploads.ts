@@ -57,7 +57,7 @@ export class DirectUploads {
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10)) RETURNING expires_at`,
         [id, accountId, reservation, key, s3UploadId, req.bytes, partBytes, req.contentType ?? null, req.filename ?? null, TTL_SECONDS],
       )).rows[0];
-      return { uploadId: id, partBytes, parts, completeUrl: `${this.services.publicUrl()}/v1/files/uploads/${id}/complete`, expiresAt: (row.expires_at as Date).toISOString() };
+      return { uploadId: id, partBytes, parts, completeUrl: `${this.services.publicUrl()}/v1/uploads/${id}/complete`, expiresAt: (row.expires_at as Date).toISOString() };
     } catch (err) {
       await this.services.files.release(reservation).catch(() => {});
       throw err;

@@ -8,8 +8,11 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { BlobMissingError, checkSha, hashingStream, type BlobStore } from './blobStore.js';
 import type { BlobStoreConfig } from './storeConfig.js';
 
-/** Parts of 8 MiB, two in flight: a large output costs about 16 MiB of memory however large it is. */
-const PART_BYTES = 8 * 1024 * 1024;
+/**
+ * Parts of 5 MiB (S3's smallest), two in flight: a large output or upload costs about 15 MiB of part buffers
+ * however large it is (test/system/uploadMemory.test.ts measures a 200 MB upload's whole growth).
+ */
+const PART_BYTES = 5 * 1024 * 1024;
 const QUEUE = 2;
 
 function isNotFound(err: unknown): boolean {

@@ -54,9 +54,9 @@ export const OPERATION_IDS: Record<string, string> = {
   'POST /v1/files': 'files.upload',
   'GET /v1/files': 'files.list',
   'GET /v1/files/{fileId}/metadata': 'files.get',
-  'POST /v1/files/uploads': 'files.startDirectUpload',
-  'POST /v1/files/uploads/{uploadId}/complete': 'files.completeDirectUpload',
-  'DELETE /v1/files/uploads/{uploadId}': 'files.abortDirectUpload',
+  'POST /v1/uploads': 'files.startDirectUpload',
+  'POST /v1/uploads/{uploadId}/complete': 'files.completeDirectUpload',
+  'DELETE /v1/uploads/{uploadId}': 'files.abortDirectUpload',
 };
 
 const STATUS_TEXT: Record<string, string> = {

@@ -134,7 +134,7 @@ describe('POST /v1/files', () => {
   test('direct uploads need the S3 store: 409 with the local one', async () => {
     const u = await srv.user();
     const local = srv.services.files.blobs.constructor.name === 'LocalBlobStore';
-    const r = await srv.request('POST', '/v1/files/uploads', { key: u.key, body: { bytes: 1000 } });
+    const r = await srv.request('POST', '/v1/uploads', { key: u.key, body: { bytes: 1000 } });
     if (local) expectErrorBody(r, 409, 'CONFLICT');
     else assert.equal(r.status, 201, r.text);
   });

@@ -85,7 +85,7 @@ const common = { ATELIER_UPLOAD_MAX_MB: '512', ATELIER_MEDIA_MAX_BYTES: String(3
 async function pair(storeEnv: Record<string, string>): Promise<{ srv: TestServer; api: RoleProcess }> {
   const srv = await startTestServer({ ...common, ...storeEnv });
   // The measured API process: same database, store and public URL, so its stable URLs are the worker's own files.
-  const api = await spawnRole('api', { ...common, ...storeEnv, DATABASE_URL: srv.databaseUrl, DATA_DIR: srv.dataDir, PUBLIC_URL: srv.url, LOG_LEVEL: 'warn' }, { readyBy: 'http' });
+  const api = await spawnRole('api', { ...common, ...storeEnv, DATABASE_URL: srv.databaseUrl, DATA_DIR: srv.dataDir, PUBLIC_URL: srv.url, LOG_LEVEL: 'warn' }, { readyBy: 'http', timeoutMs: 300_000 });
   return { srv, api };
 }
 
@@ -141,7 +141,7 @@ describe('a 200 MB upload', { skip }, () => {
 
         // Direct: the parts go to the bucket, Atelier only checks and registers the object.
         const size = fs.statSync(video).size;
-        const started = await fetch(`${api.url}/v1/files/uploads`, { method: 'POST', headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ bytes: size, contentType: 'video/x-matroska', filename: 'direct.mkv' }) });
+        const started = await fetch(`${api.url}/v1/uploads`, { method: 'POST', headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ bytes: size, contentType: 'video/x-matroska', filename: 'direct.mkv' }) });
         const plan = await started.json() as any;
         assert.equal(started.status, 201, JSON.stringify(plan));
         const parts: Array<{ partNumber: number; etag: string }> = [];

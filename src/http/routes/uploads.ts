@@ -123,7 +123,7 @@ export async function uploadRoutes(app: TypedApp, { services }: { services: Serv
     },
   }, async (req) => describeFile(services.files, await services.files.getOwned(req.params.fileId, principalOf(req).accountId)) as never);
 
-  app.post('/v1/files/uploads', {
+  app.post('/v1/uploads', {
     schema: {
       tags, summary: 'Start a direct upload to the object store',
       description: 'With the S3 artifact store only (else 409): answers presigned part URLs of a multipart upload straight to the bucket. PUT each part\'s bytes (partBytes each, the last one shorter) to its url, keep each answer\'s ETag header, then POST …/complete. '
@@ -136,7 +136,7 @@ export async function uploadRoutes(app: TypedApp, { services }: { services: Serv
     return reply.code(201).send(started as never);
   });
 
-  app.post('/v1/files/uploads/:uploadId/complete', {
+  app.post('/v1/uploads/:uploadId/complete', {
     schema: {
       tags, summary: 'Complete a direct upload and register the file',
       params: Type.Object({ uploadId: Type.String({ maxLength: 100 }) }),
@@ -149,7 +149,7 @@ export async function uploadRoutes(app: TypedApp, { services }: { services: Serv
     return reply.code(201).send(await describeFile(services.files, rec) as never);
   });
 
-  app.delete('/v1/files/uploads/:uploadId', {
+  app.delete('/v1/uploads/:uploadId', {
     schema: {
       tags, summary: 'Abandon a direct upload',
       params: Type.Object({ uploadId: Type.String({ maxLength: 100 }) }),
