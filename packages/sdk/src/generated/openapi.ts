@@ -314,7 +314,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/files/uploads": {
+    "/v1/uploads": {
         parameters: {
             query?: never;
             header?: never;
@@ -334,7 +334,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/files/uploads/{uploadId}/complete": {
+    "/v1/uploads/{uploadId}/complete": {
         parameters: {
             query?: never;
             header?: never;
@@ -351,7 +351,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/files/uploads/{uploadId}": {
+    "/v1/uploads/{uploadId}": {
         parameters: {
             query?: never;
             header?: never;
