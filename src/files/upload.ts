@@ -72,7 +72,7 @@ export async function bytesOfSource(
     }
     return { bytes: decodeDataUrl(`data:;base64,${source}`, ctx.maxBytes), path };
   } catch (err) {
-    if (err instanceof EngineInputError) throw new AppError('VALIDATION_ERROR', err.message, { details: [{ path, message: err.message }] });
+    if (err instanceof EngineInputError) throw new AppError('VALIDATION_ERROR', `${path}: ${err.message}`, { details: [{ path, message: err.message }] });
     throw err;
   }
 }
