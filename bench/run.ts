@@ -1,7 +1,7 @@
 // `npm run bench`: starts Atelier's own processes on a fresh database (the local PostgreSQL when it
 // answers, else an embedded one) and measures each scenario of issue #10 against a baseline taken in the
 // same run. Results: bench/results/latest.{json,md} plus a dated copy of each.
-//   npm run bench                       scenarios a–e (a few minutes)
+//   npm run bench                       every scenario but the soak, upload throughput included (a few minutes)
 //   npm run bench -- --only a,c         some scenarios
 //   npm run bench -- --soak [MINUTES]   also the soak (20 minutes by default; not part of CI)
 //   npm run bench -- --fuzz-cases N     fuzz case count (10,000 by default)
@@ -18,6 +18,7 @@ import { fuzz } from './scenarios/fuzz.js';
 import { soak } from './scenarios/soak.js';
 import { fairness } from './scenarios/fairness.js';
 import { hostileNeighbour } from './scenarios/hostileNeighbour.js';
+import { uploadThroughput } from './scenarios/uploadThroughput.js';
 
 const args = process.argv.slice(2);
 // `npm run bench -- --models`: the model quality and speed benchmark (bench/models.ts), on its own.
@@ -49,6 +50,7 @@ const scenarios: Array<[string, string, () => Promise<Row[]>]> = [
   ['f', `soak, ${soakMinutes} minutes of mixed load`, () => soak(pg, { minutes: soakMinutes, concurrency: 8 })],
   ['fairness', 'fair shares: B\'s enqueue→RUNNING while A holds a backlog', () => fairness(pg, { bRuns: 15, aBacklog: 6, workerConcurrency: 2, accountConcurrency: 1 })],
   ['g', 'hostile neighbour: /healthz and GET /v1/models p99 while hostile and heavy runs execute', () => hostileNeighbour(pg, { seconds })],
+  ['upload', 'upload throughput: POST /v1/files to the local store vs copying the bytes on disk', () => uploadThroughput(pg, { megabytes: 256, rounds: 2 })],
 ];
 try {
   for (const [id, title, run] of scenarios) {

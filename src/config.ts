@@ -85,6 +85,8 @@ export interface StorageLimits {
   uploadsPerMinute: number;
   /** Free space of the local artifact store's filesystem that is never used for artifacts (ATELIER_DISK_RESERVE_MB; 0 = none). */
   reserveBytes: number;
+  /** The largest one upload may be (POST /v1/files, presigned direct uploads; ATELIER_UPLOAD_MAX_MB, default 512). */
+  uploadMaxBytes: number;
 }
 
 export interface HttpLimits {
@@ -192,6 +194,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       uploadsPerMinute: intFrom(env, 'ATELIER_UPLOADS_PER_MINUTE', 30, 0, 1_000_000),
       // Kept free for PostgreSQL (it shares DATA_DIR by default) and the rest of the machine: see docs/deploy.md.
       reserveBytes: intFrom(env, 'ATELIER_DISK_RESERVE_MB', 1024, 0, 100_000_000) * 1024 * 1024,
+      // Generous for video: an upload streams to the store, so its size costs disk, never memory.
+      uploadMaxBytes: intFrom(env, 'ATELIER_UPLOAD_MAX_MB', 512, 1, 1_000_000) * 1024 * 1024,
     },
     http: httpLimitsFrom(env, parseTrustProxy(env.ATELIER_TRUST_PROXY) !== false),
     modelSmokeAtStart: smokeSetting(env.ATELIER_MODEL_SMOKE_AT_START),

@@ -22,6 +22,7 @@ import { estimateRoutes } from '../http/routes/estimates.js';
 import { deprecatedRoutes } from '../http/routes/deprecated.js';
 import { modelRunRoutes } from '../http/routes/modelRuns.js';
 import { fileRoutes } from '../http/routes/files.js';
+import { uploadRoutes } from '../http/routes/uploads.js';
 import { ledgerRoutes } from '../http/routes/ledger.js';
 import { webhookRoutes } from '../http/routes/webhooks.js';
 import { runEventRoutes } from '../http/routes/runEvents.js';
@@ -110,6 +111,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   await app.register(deprecatedRoutes, { services });
   await app.register(modelRunRoutes, { services });
   await app.register(fileRoutes, { services });
+  await app.register(uploadRoutes, { services });
   await app.register(ledgerRoutes, { services });
   await app.register(webhookRoutes, { services });
   await app.register(runEventRoutes, { services });

@@ -37,6 +37,11 @@ export interface BlobStore {
    * URLs); undefined when it cannot (local folder).
    */
   directUrl?(sha256: string, opts: { expiresInSeconds: number; contentType: string; contentDisposition?: string }): Promise<string>;
+  /**
+   * The path of the blob's file when the store is a local folder (ffmpeg reads an upload's length there,
+   * src/files/ingest.ts); stores without one leave it out.
+   */
+  localPath?(sha256: string): string;
   /** Releases connections (S3 client sockets). */
   close?(): void;
 }
@@ -139,6 +144,10 @@ export class LocalBlobStore implements BlobStore {
         this.ensureRoom(0).then(() => cb(null, chunk), cb);
       },
     });
+  }
+
+  localPath(sha256: string): string {
+    return this.pathOf(sha256);
   }
 
   private pathOf(sha256: string): string {

@@ -2,13 +2,14 @@ import type { Media } from '../engines/types.js';
 import type { FileService } from './service.js';
 
 /**
- * Resolves this service's own file URLs (`…/v1/files/{id}`, signed or not) to bytes without a network
+ * Resolves this service's own file URLs (`…/v1/files/{id}` or `…/api/v1/files/{id}`, signed or not) to bytes without a network
  * round trip. An unsigned URL resolves only for the file's owner; a signed one for anyone until it expires.
  * Returns undefined for URLs that are not ours, so they are fetched like any other.
  */
 export function ownFileResolver(files: FileService, accountId: string, publicUrl: () => string) {
   return async (url: URL): Promise<Media | undefined> => {
-    const m = /^\/v1\/files\/(file_[0-9A-Za-z]{1,40})$/.exec(url.pathname);
+    // Both path forms the service answers (src/http/pathForms.ts): /v1/files/… and the hosted /api/v1/files/….
+    const m = /^(?:\/api)?\/v1\/files\/(file_[0-9A-Za-z]{1,40})$/.exec(url.pathname);
     if (!m) return undefined;
     if (url.origin !== new URL(publicUrl()).origin) return undefined;
     const id = m[1]!;

@@ -8,8 +8,11 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { BlobMissingError, checkSha, hashingStream, type BlobStore } from './blobStore.js';
 import type { BlobStoreConfig } from '../config.js';
 
-/** Parts of 8 MiB, two in flight: a large output costs about 16 MiB of memory however large it is. */
-const PART_BYTES = 8 * 1024 * 1024;
+/**
+ * Parts of 5 MiB (S3's smallest), two in flight: a large output or upload costs about 15 MiB of part buffers
+ * however large it is (test/system/uploadMemory.test.ts measures a 200 MB upload's whole growth).
+ */
+const PART_BYTES = 5 * 1024 * 1024;
 const QUEUE = 2;
 
 function isNotFound(err: unknown): boolean {
@@ -30,8 +33,8 @@ function isNotFound(err: unknown): boolean {
 export class S3BlobStore implements BlobStore {
   readonly where: string;
   readonly client: S3Client;
-  private readonly bucket: string;
-  private readonly prefix: string;
+  readonly bucket: string;
+  readonly prefix: string;
 
   constructor(cfg: NonNullable<BlobStoreConfig['s3']>, clientOverrides: Partial<S3ClientConfig> = {}) {
     // The pinned SDK line supports Node 20; its start-up notice about later releases needing Node 22 is for
@@ -67,6 +70,21 @@ export class S3BlobStore implements BlobStore {
     const sha = crypto.createHash('sha256').update(data).digest('hex');
     if (!(await this.has(sha))) await this.upload(this.keyOf(sha), data);
     return sha;
+  }
+
+  /**
+   * Moves an object already in the bucket under `incoming/` (a presigned direct upload, src/files/directUploads.ts)
+   * to its content address: `body` (the object's bytes) is hashed as it streams past, then the object is copied
+   * server-side. The caller deletes the incoming object.
+   */
+  async adopt(incomingKey: string, body: Readable): Promise<{ sha256: string; bytes: number }> {
+    const hasher = hashingStream();
+    for await (const chunk of body.pipe(hasher)) void chunk;
+    const got = hasher.digest();
+    if (!(await this.has(got.sha256))) {
+      await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: this.keyOf(got.sha256), CopySource: `${this.bucket}/${encodeURIComponent(incomingKey).replace(/%2F/g, '/')}` }));
+    }
+    return got;
   }
 
   async putStream(source: Readable): Promise<{ sha256: string; bytes: number }> {

@@ -7,7 +7,7 @@ import { newId } from '../ids.js';
 import type { FileOutput } from '../engines/types.js';
 import { BlobMissingError, NoSpaceError, type BlobStore } from './blobStore.js';
 import { signPath, verifySignedPath } from './signing.js';
-import { decodeCursor, pageOf } from '../pagination.js';
+import { listFiles, type LibraryFilter } from './library.js';
 import { contentDisposition } from './servePolicy.js';
 
 export interface FileRecord {
@@ -37,7 +37,8 @@ export interface FileView {
   durationSeconds?: number;
 }
 
-function toRecord(r: any): FileRecord {
+/** A `files` row as a record. */
+export function fileRecordOf(r: any): FileRecord {
   return {
     id: r.id, accountId: r.account_id, sha256: r.sha256, contentType: r.content_type, bytes: Number(r.bytes), filename: r.filename,
     width: r.width, height: r.height, durationSeconds: r.duration_seconds, runId: r.run_id, createdAt: r.created_at, expiresAt: r.expires_at,
@@ -91,15 +92,53 @@ export class FileService {
       }
     };
     const { sha256: sha, bytes } = await put();
+    const rec = await this.register(tx, accountId, { ...out, sha256: sha, bytes }, runId);
+    // A sweep may have removed an identical, expired blob between put() and the insert: put it back.
+    if (!(await this.blobs.has(sha))) await put();
+    return rec;
+  }
+
+  /**
+   * The metadata row of bytes already in the store (a streamed upload, src/files/ingest.ts): the same row
+   * `save` writes, with the account's retention. Limits were checked when the upload reserved its room.
+   */
+  async register(tx: Queryable, accountId: string, f: Omit<FileOutput, 'kind' | 'data' | 'path'> & { sha256: string; bytes: number }, runId: string | null): Promise<FileRecord> {
     const r = await tx.query(
       `INSERT INTO files (id, account_id, sha256, content_type, bytes, filename, width, height, duration_seconds, run_id, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $11::int > 0 THEN now() + make_interval(secs => $11) END) RETURNING *`,
-      [newId('file'), accountId, sha, out.contentType, bytes, out.filename ?? null, out.width ?? null, out.height ?? null,
-        out.durationSeconds ?? null, runId, this.opts.retentionSeconds],
+      [newId('file'), accountId, f.sha256, f.contentType, f.bytes, f.filename ?? null, f.width ?? null, f.height ?? null,
+        f.durationSeconds ?? null, runId, this.opts.retentionSeconds],
     );
-    // A sweep may have removed an identical, expired blob between put() and the insert: put it back.
-    if (!(await this.blobs.has(sha))) await put();
-    return toRecord(r.rows[0]);
+    return fileRecordOf(r.rows[0]);
+  }
+
+  /**
+   * Holds `bytes` of the account's quota for an upload whose bytes are still to arrive (streamed, or
+   * presigned straight to the bucket), after the same checks `save` makes: uploads per minute, quota
+   * (counting other uploads' holdings, so two uploads cannot both fit in the last free megabyte: the
+   * check and the holding are one transaction under a per-account lock) and the store's reserve. Give it
+   * back with `release` whatever the outcome; one left by a killed process lapses at `ttlSeconds`.
+   */
+  async reserve(accountId: string, bytes: number, ttlSeconds: number): Promise<string> {
+    const id = newId('res');
+    const client = await this.db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext('file_quota:' || $1))`, [accountId]);
+      await this.checkLimits(client, accountId, bytes, null);
+      await client.query(`INSERT INTO file_reservations (id, account_id, bytes, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4))`, [id, accountId, bytes, ttlSeconds]);
+      await client.query('COMMIT');
+      return id;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  async release(reservationId: string, tx: Queryable = this.db): Promise<void> {
+    await tx.query(`DELETE FROM file_reservations WHERE id = $1`, [reservationId]);
   }
 
   /** The limits `save` enforces before a byte is written. */
@@ -131,7 +170,11 @@ export class FileService {
 
   /** Bytes of the account's live (unexpired) files. */
   async usedBytes(accountId: string, tx: Queryable = this.db): Promise<number> {
-    return Number((await tx.query(`SELECT COALESCE(sum(bytes), 0)::bigint AS used FROM files WHERE account_id = $1 AND (expires_at IS NULL OR expires_at > now())`, [accountId])).rows[0].used);
+    // Uploads still arriving hold their room (file_reservations) until they are stored or given up.
+    return Number((await tx.query(
+      `SELECT (SELECT COALESCE(sum(bytes), 0) FROM files WHERE account_id = $1 AND (expires_at IS NULL OR expires_at > now()))
+            + (SELECT COALESCE(sum(bytes), 0) FROM file_reservations WHERE account_id = $1 AND expires_at > now()) AS used`, [accountId],
+    )).rows[0].used);
   }
 
   /**
@@ -149,7 +192,7 @@ export class FileService {
   async get(id: string, tx: Queryable = this.db): Promise<FileRecord | undefined> {
     if (!/^file_[0-9A-Za-z]{1,40}$/.test(id)) return undefined;
     const r = await tx.query(`SELECT * FROM files WHERE id = $1 AND (expires_at IS NULL OR expires_at > now())`, [id]);
-    return r.rows[0] ? toRecord(r.rows[0]) : undefined;
+    return r.rows[0] ? fileRecordOf(r.rows[0]) : undefined;
   }
 
   /** A file visible to this account, or 404 (also for another account's file). */
@@ -159,22 +202,9 @@ export class FileService {
     return f;
   }
 
-  /**
-   * The account's generated files (outputs of its runs; uploads are not generations), newest first, a
-   * page of `limit` after `cursor`; `kind` narrows to image, audio or video. Ordered by the millisecond the
-   * cursor keeps (pagination.ts writes ISO times): the files of one output share a timestamp to the
-   * microsecond, and a finer order would skip some of them at a page boundary.
-   */
-  async listGenerated(accountId: string, opts: { cursor?: string; limit: number; kind?: 'image' | 'audio' | 'video' }): Promise<{ files: FileRecord[]; nextCursor: string | null }> {
-    const after = decodeCursor(opts.cursor);
-    const rows = (await this.db.query(
-      `SELECT * FROM files WHERE account_id = $1 AND run_id IS NOT NULL AND (expires_at IS NULL OR expires_at > now())
-          AND ($2::text IS NULL OR content_type LIKE $2 || '/%') AND ($3::timestamptz IS NULL OR (date_trunc('milliseconds', created_at), id) < ($3, $4))
-        ORDER BY date_trunc('milliseconds', created_at) DESC, id DESC LIMIT $5`,
-      [accountId, opts.kind ?? null, after[0], after[1], opts.limit + 1],
-    )).rows;
-    const { page, nextCursor } = pageOf(rows, opts.limit, (r) => r.created_at);
-    return { files: page.map(toRecord), nextCursor };
+  /** The account's files, newest first, filtered and paged by an exact cursor (src/files/library.ts). */
+  list(accountId: string, filter: LibraryFilter): Promise<{ files: FileRecord[]; nextCursor: string | null }> {
+    return listFiles(this.db, accountId, filter);
   }
 
   /** A URL of the file that does not expire: it downloads with the owner's key, and the owner's runs take it as an input. */
@@ -248,6 +278,9 @@ export class FileService {
 
   /** Deletes expired rows, then blobs no row refers to any more. Returns counts. */
   async sweep(): Promise<{ files: number; blobs: number }> {
+    await this.db.query(`DELETE FROM file_reservations WHERE expires_at <= now()`);
+    // Direct uploads never completed: their incoming objects are the bucket's lifecycle rule's (docs/deploy.md).
+    await this.db.query(`DELETE FROM direct_uploads WHERE expires_at <= now()`);
     const gone = (await this.db.query(`DELETE FROM files WHERE expires_at IS NOT NULL AND expires_at <= now() RETURNING sha256`)).rows.map((r) => r.sha256 as string);
     let blobs = 0;
     for (const sha of new Set(gone)) {

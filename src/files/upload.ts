@@ -1,13 +1,15 @@
+import type { Db } from '../db/pool.js';
 import { AppError } from '../errors.js';
-import { mediaKind, sniffContentType } from '../engines/media.js';
-import { readWavInfo } from '../engines/local/audio/wav.js';
-import { mediaDimensions } from './dimensions.js';
+import { createMediaFetcher, decodeDataUrl } from '../engines/media.js';
+import { EngineInputError } from '../engines/types.js';
+import { ownFileResolver } from './ownFiles.js';
+import { Uploads } from './ingest.js';
 import type { FileRecord, FileService } from './service.js';
 
 /**
- * User uploads (the editor's form, MCP upload_file): one set of rules for every way in, so a limit added
- * here applies to all of them. Only images, audio and video are kept, recognised from their bytes (a
- * caller's declared type is not trusted), at most MAX_UPLOAD_BYTES each.
+ * Uploads whose bytes arrive inside another request (the editor's form, a JSON or MCP `upload_file` body
+ * with base64 or a data: URI, a URL the server fetches): at most MAX_UPLOAD_BYTES, since such a body is
+ * held in memory. Larger files stream through POST /v1/files (src/files/ingest.ts, the same rules).
  */
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
 
@@ -18,24 +20,59 @@ export interface Upload {
   filename?: string;
 }
 
-function refuse(message: string, path = 'body'): AppError {
-  return new AppError('VALIDATION_ERROR', message, { details: [{ path, message }] });
+const services = new WeakMap<FileService, Uploads>();
+
+/** The upload service over this file service (one per process, however many routes use it). */
+export function uploadsOf(files: FileService, db: Db, maxBytes: number): Uploads {
+  let u = services.get(files);
+  if (!u) services.set(files, (u = new Uploads(files, db, maxBytes)));
+  return u;
 }
 
-/** Stores an upload as the account's file (no run), with what is known of its size and length. */
-export async function storeUpload(files: FileService, db: Parameters<FileService['save']>[0], accountId: string, u: Upload, path = 'body'): Promise<FileRecord> {
-  if (u.data.length === 0) throw refuse('the file is empty', path);
-  if (u.data.length > MAX_UPLOAD_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', `the file is ${u.data.length} bytes; uploads are at most ${MAX_UPLOAD_BYTES} bytes`);
-  const sniffed = sniffContentType(u.data);
-  if (mediaKind(sniffed) === 'other') {
-    throw refuse(`upload an image, audio or video file; these bytes are ${u.declaredType ? `not the ${u.declaredType} they claim to be but ` : ''}of no known media format`, path);
+/** Stores a buffered upload as the account's file (no run): the same path as a streamed one. */
+export async function storeUpload(files: FileService, db: Db, accountId: string, u: Upload, path = 'body'): Promise<FileRecord> {
+  if (u.data.length > MAX_UPLOAD_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', `the file is ${u.data.length} bytes; uploads sent inline are at most ${MAX_UPLOAD_BYTES} bytes (stream larger ones to POST /v1/files)`);
+  return new Uploads(files, db, MAX_UPLOAD_BYTES).ingestBuffer(accountId, u.data, { declaredType: u.declaredType, filename: u.filename, path });
+}
+
+/** The hosted `upload_file` sources: a URL the server fetches, a data: URI, or plain base64. */
+export interface UploadSource {
+  url?: string;
+  data?: string;
+  base64?: string;
+}
+
+/**
+ * The bytes of an `upload_file` source. A URL is fetched with the outbound guard runs use (private
+ * addresses refused unless the operator allows them); this service's own file URLs resolve for their owner.
+ */
+export async function bytesOfSource(
+  src: UploadSource,
+  ctx: { files: FileService; accountId: string; publicUrl: () => string; allowPrivate: boolean; timeoutMs: number; maxBytes: number },
+): Promise<{ bytes: Buffer; path: string }> {
+  const given = (s: string | undefined) => (s && s.trim() !== '' ? s.trim() : undefined);
+  const source = given(src.url) ?? given(src.data) ?? given(src.base64);
+  const path = src.url ? 'url' : src.data ? 'data' : 'base64';
+  if (!source) throw new AppError('VALIDATION_ERROR', 'give url, or data (a data: URI or base64)', { details: [{ path: 'url', message: 'url or data is required' }] });
+  try {
+    if (source.startsWith('data:')) return { bytes: decodeDataUrl(source, ctx.maxBytes), path };
+    if (/^https?:\/\//i.test(source)) {
+      const fetchMedia = createMediaFetcher({
+        allowPrivate: ctx.allowPrivate, maxBytes: ctx.maxBytes, timeoutMs: ctx.timeoutMs,
+        resolveOwnFile: async (u) => {
+          try {
+            return await ownFileResolver(ctx.files, ctx.accountId, ctx.publicUrl)(u);
+          } catch (err) {
+            // Another account's file without a valid signature, or an expired one: the caller's input is wrong.
+            throw new EngineInputError((err as Error).message);
+          }
+        },
+      });
+      return { bytes: (await fetchMedia(source)).bytes, path };
+    }
+    return { bytes: decodeDataUrl(`data:;base64,${source}`, ctx.maxBytes), path };
+  } catch (err) {
+    if (err instanceof EngineInputError) throw new AppError('VALIDATION_ERROR', `${path}: ${err.message}`, { details: [{ path, message: err.message }] });
+    throw err;
   }
-  const dims = mediaDimensions(u.data, sniffed);
-  const wav = sniffed === 'audio/wav' ? readWavInfo(u.data) : null;
-  const filename = u.filename?.replace(/[^\w.\- ]+/g, '_').slice(0, 200) || undefined;
-  return files.save(db, accountId, {
-    kind: 'file', data: u.data, contentType: sniffed, filename,
-    ...(dims ? { width: dims.width, height: dims.height } : {}),
-    ...(wav && wav.sampleRate > 0 ? { durationSeconds: wav.durationSeconds } : {}),
-  }, null);
 }

@@ -51,6 +51,12 @@ export const OPERATION_IDS: Record<string, string> = {
   'POST /v1/webhooks/deliveries/{eventId}/replay': 'webhooks.replay',
   'GET /v1/files/{fileId}': 'files.download',
   'DELETE /v1/files/{fileId}': 'files.delete',
+  'POST /v1/files': 'files.upload',
+  'GET /v1/files': 'files.list',
+  'GET /v1/files/{fileId}/metadata': 'files.get',
+  'POST /v1/uploads': 'files.startDirectUpload',
+  'POST /v1/uploads/{uploadId}/complete': 'files.completeDirectUpload',
+  'DELETE /v1/uploads/{uploadId}': 'files.abortDirectUpload',
 };
 
 const STATUS_TEXT: Record<string, string> = {
@@ -129,6 +135,19 @@ export function completeDocument(doc: Json, examples: Record<string, Record<stri
         op.responses['200'] = { content: { 'text/event-stream': sse } };
         op.parameters = [...(op.parameters ?? []), { in: 'header', name: 'Last-Event-ID', required: false, description: 'Resume after this event id', schema: { type: 'string', pattern: '^\\d{1,18}$' } }];
       }
+      // The upload route reads its body itself (a stream, never buffered): its forms are stated here.
+      if (key === 'POST /v1/files') {
+        op.requestBody = {
+          required: true,
+          content: {
+            'application/octet-stream': { schema: { type: 'string', format: 'binary', description: 'The file itself; or send it with its own media type (image/*, audio/*, video/*)' } },
+            'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' }, filename: { type: 'string' }, contentType: { type: 'string' } } } },
+            'application/json': { schema: { type: 'object', description: 'One of url (https, fetched by the server), data (a data: URI or base64) or base64', properties: {
+              url: { type: 'string' }, data: { type: 'string' }, base64: { type: 'string' }, contentType: { type: 'string' }, filename: { type: 'string', maxLength: 200 },
+            } } },
+          },
+        };
+      }
       if (key === 'GET /v1/files/{fileId}') {
         op.security = [{ bearerAuth: [] }, { fileSignature: [], fileExpiry: [] }];
         const fileHeaders = { 'Accept-Ranges': { schema: { type: 'string', const: 'bytes' } }, ETag: { schema: { type: 'string' } }, 'Content-Length': { schema: { type: 'integer' } } };
@@ -174,5 +193,5 @@ const TAGS: Record<string, string> = {
   workflows: 'Build workflows: graphs of model nodes between a Request and a Response node',
   credits: 'Balance and ledger, in microcredits',
   webhooks: 'Signing secret and delivery log',
-  files: 'Download artifacts by key or signed URL',
+  files: 'Upload files, list the media library, download artifacts by key or signed URL',
 };

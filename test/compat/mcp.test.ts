@@ -237,7 +237,7 @@ describe('MCP: the hosted tool set, as a hosted client uses it', () => {
     // What is not media is refused, and an address on this machine is not fetched (outbound guard).
     const text = await call('upload_file', { base64: Buffer.from('just some text').toString('base64') });
     assert.equal(text.isError, true);
-    assert.match(text.text, /VALIDATION_ERROR/);
+    assert.match(text.text, /UNSUPPORTED_MEDIA_TYPE/); // the same answer as POST /v1/files (issue 28)
     const local = await call('upload_file', { url: 'https://127.0.0.1:9/secret.png' });
     assert.equal(local.isError, true);
     assert.match(local.text, /refused|private|not allowed/i);

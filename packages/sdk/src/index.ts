@@ -4,7 +4,7 @@ export { RunHandle, type WaitOptions } from './runHandle.js';
 export { verifyWebhook, type HeaderSource, type VerifyOptions } from './webhooks.js';
 export type { ClientOptions, FetchLike } from './transport.js';
 export type { Delivery } from './webhooksApi.js';
-export type { DownloadedFile } from './files.js';
+export type { DownloadedFile, FileDocument, ListFilesQuery } from './files.js';
 export * from './types-common.js';
 export * from './types-models.js';
 export * from './types-credits.js';

@@ -19,6 +19,8 @@ export interface ClientOptions {
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
+  /** A body sent as it is (a file's bytes), with its own Content-Type in headers; never JSON-encoded. */
+  rawBody?: Uint8Array | Blob;
   headers?: Record<string, string>;
   /** Return the raw Response (files, event streams) instead of parsed JSON. */
   raw?: boolean;
@@ -71,7 +73,7 @@ export class Transport {
   async send(method: string, url: string, opts: RequestOptions, withKey: boolean): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
     if (withKey) headers.authorization = `Bearer ${this.apiKey}`;
-    let body: string | undefined;
+    let body: string | Uint8Array | Blob | undefined = opts.rawBody;
     if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
       headers['content-type'] = 'application/json';
@@ -84,7 +86,7 @@ export class Transport {
       const controller = new AbortController();
       const timer = opts.noTimeout ? undefined : setTimeout(() => controller.abort(), this.timeoutMs);
       try {
-        res = await this.fetchFn(url, { method, headers, body, signal: controller.signal });
+        res = await this.fetchFn(url, { method, headers, body: body as BodyInit | undefined, signal: controller.signal });
       } catch (cause) {
         const timedOut = controller.signal.aborted;
         if (canRetry && isRetryable(method, hasKey, 'network')) {

@@ -2,7 +2,7 @@ import type { CliContext } from '../context.js';
 import { MODEL_INPUT_FLAGS, output, parseFlags, RUN_FLAGS, UsageError } from '../args.js';
 import { connect } from '../remote/connection.js';
 import { buildInput, kindsFromModelSchema, parseAssignment } from '../remote/inputs.js';
-import { readFileRef } from '../remote/files.js';
+import { fileRefs } from '../remote/files.js';
 import { saveOutputs, saveText } from '../remote/download.js';
 import { credits, durationOf, follow } from '../remote/follow.js';
 import type { NodeRun } from '../../../packages/sdk/src/types-runs.js';
@@ -21,7 +21,9 @@ export async function runCommand(_ctx: CliContext, argv: string[]): Promise<void
 
   const assignments = (values.input ?? []).map((w) => parseAssignment(w, '--input'));
   const schema = await client.models.schema(values['sub-model'] ?? nodeType);
-  const input = buildInput(assignments, kindsFromModelSchema(schema), readFileRef);
+  // Large @path media files are uploaded first (POST /v1/files) and passed by URL.
+  const refs = fileRefs(client);
+  const input = await refs.resolve(buildInput(assignments, kindsFromModelSchema(schema), refs.read));
   const handle = await client.runModel(nodeType, {
     subModelId: values['sub-model'] ?? undefined,
     input: input as never,

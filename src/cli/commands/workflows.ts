@@ -1,8 +1,8 @@
 import type { CliContext } from '../context.js';
 import { output, parseFlags, RUN_FLAGS, UsageError } from '../args.js';
 import { connect } from '../remote/connection.js';
-import { buildInput, kindsFromRequestFields, parseAssignment, type Assignment } from '../remote/inputs.js';
-import { readFileRef } from '../remote/files.js';
+import { buildInput, kindsFromRequestFields, parseAssignment, type Assignment, type FileRef } from '../remote/inputs.js';
+import { fileRefs } from '../remote/files.js';
 import { fileUrlsIn, saveOutputs } from '../remote/download.js';
 import { credits, durationOf, follow } from '../remote/follow.js';
 import type { Workflow } from '../../../packages/sdk/src/types-workflows.js';
@@ -29,7 +29,9 @@ export async function workflowsCommand(_ctx: CliContext, argv: string[]): Promis
 
   const client = connect(values.url);
   const workflow = await client.workflows.get(positionals[0]!);
-  const requestValues = valuesFor(workflow, (values.value ?? []).map((w) => parseAssignment(w, '--value')));
+  // Large @path media files are uploaded first (POST /v1/files) and passed by URL.
+  const refs = fileRefs(client);
+  const requestValues = await refs.resolve(valuesFor(workflow, (values.value ?? []).map((w) => parseAssignment(w, '--value')), refs.read));
   const outDir = values.out;
   const handle = await client.runWorkflow(positionals[0]!, {
     values: requestValues as never,
@@ -62,7 +64,7 @@ export async function workflowsCommand(_ctx: CliContext, argv: string[]): Promis
  * `--value node.field=v` addresses a field of the Request node (its id, then the field's id or name);
  * `--value field=v` is the same for the workflow's one Request node.
  */
-function valuesFor(workflow: Workflow, assignments: Assignment[]): Record<string, Record<string, unknown>> | undefined {
+function valuesFor(workflow: Workflow, assignments: Assignment[], readFile: (path: string) => FileRef): Record<string, Record<string, unknown>> | undefined {
   if (assignments.length === 0) return undefined;
   const requestId = workflow.requestNodeId;
   if (!requestId) throw new UsageError(`workflow ${workflow.slug ?? workflow.id} has no Request node, so it takes no --value`);
@@ -72,7 +74,7 @@ function valuesFor(workflow: Workflow, assignments: Assignment[]): Record<string
     if (key.includes('.')) throw new UsageError(`--value ${key}: "${key.split('.')[0]}" is not the Request node (${requestId})`);
     return { key, raw };
   });
-  return { [requestId]: buildInput(local, kindsFromRequestFields(workflow.requestFields), readFileRef, '--value') };
+  return { [requestId]: buildInput(local, kindsFromRequestFields(workflow.requestFields), readFile, '--value') };
 }
 
 function report(run: WorkflowRun, saved: string[]): string {

@@ -4,10 +4,7 @@ import { AppError } from '../../errors.js';
 import { search } from '../../catalog/search.js';
 import { pricingView } from '../../catalog/views.js';
 import { estimateNodes } from '../../catalog/estimate.js';
-import { createMediaFetcher, decodeDataUrl } from '../../engines/media.js';
-import { EngineInputError } from '../../engines/types.js';
-import { ownFileResolver } from '../../files/ownFiles.js';
-import { MAX_UPLOAD_BYTES, storeUpload } from '../../files/upload.js';
+import { bytesOfSource, MAX_UPLOAD_BYTES, storeUpload } from '../../files/upload.js';
 import { answerCall, type ToolAnswer } from '../result.js';
 import { given, type ToolContext } from './context.js';
 import { waitAndAnswer } from './runAnswer.js';
@@ -46,11 +43,6 @@ function startedAnswer(s: Awaited<ReturnType<typeof startModelRun>>): ToolAnswer
 }
 
 /** An AppError, or the refusal an engine input check gives, as the tool error a model can act on. */
-function inputError(err: unknown, path: string): never {
-  if (err instanceof EngineInputError) throw new AppError('VALIDATION_ERROR', `${path}: ${err.message}`, { details: [{ path, message: err.message }] });
-  throw err;
-}
-
 export function registerGenerationTools(server: McpServer, ctx: ToolContext): void {
   const { services } = ctx;
   const call = (fn: () => Promise<ToolAnswer>) => answerCall(fn, ctx.log);
@@ -122,30 +114,12 @@ export function registerGenerationTools(server: McpServer, ctx: ToolContext): vo
       mimeType: z.string().max(100).optional(),
     },
   }, (a) => call(async () => {
-    const source = given(a.url) ?? given(a.data) ?? given(a.base64);
-    if (!source) throw new AppError('VALIDATION_ERROR', 'give url, or data (a data: URI or base64)', { details: [{ path: 'url', message: 'url or data is required' }] });
-    let bytes: Buffer;
-    try {
-      if (source.startsWith('data:')) bytes = decodeDataUrl(source, MAX_UPLOAD_BYTES);
-      else if (/^https?:\/\//i.test(source)) {
-        // The guarded fetcher runs use: private addresses refused unless the operator allows them.
-        const fetchMedia = createMediaFetcher({
-          allowPrivate: services.config.allowPrivateUrls, maxBytes: MAX_UPLOAD_BYTES, timeoutMs: services.config.mediaTimeoutMs,
-          resolveOwnFile: async (u) => {
-            try {
-              return await ownFileResolver(services.files, ctx.accountId, services.publicUrl)(u);
-            } catch (err) {
-              // Another account's file without a valid signature, or an expired one: the caller's input is wrong.
-              throw new EngineInputError((err as Error).message);
-            }
-          },
-        });
-        bytes = (await fetchMedia(source)).bytes;
-      } else bytes = decodeDataUrl(`data:;base64,${source}`, MAX_UPLOAD_BYTES);
-    } catch (err) {
-      inputError(err, a.url ? 'url' : 'data');
-    }
-    const file = await storeUpload(services.files, services.db.pool, ctx.accountId, { data: bytes, declaredType: a.contentType ?? a.mimeType, filename: a.filename }, a.url ? 'url' : 'data');
+    // The same rules and service as POST /v1/files (src/files/upload.ts, src/files/ingest.ts).
+    const { bytes, path } = await bytesOfSource(a, {
+      files: services.files, accountId: ctx.accountId, publicUrl: services.publicUrl,
+      allowPrivate: services.config.allowPrivateUrls, timeoutMs: services.config.mediaTimeoutMs, maxBytes: MAX_UPLOAD_BYTES,
+    });
+    const file = await storeUpload(services.files, services.db, ctx.accountId, { data: bytes, declaredType: a.contentType ?? a.mimeType, filename: a.filename }, path);
     const view = await services.files.view(file);
     const structured = {
       id: file.id, url: services.files.stableUrl(file), signedUrl: view.url, contentType: file.contentType, bytes: file.bytes,
@@ -165,7 +139,7 @@ export function registerGenerationTools(server: McpServer, ctx: ToolContext): vo
       mediaType: z.enum(['image', 'audio', 'video']).optional(),
     },
   }, (a) => call(async () => {
-    const page = await services.files.listGenerated(ctx.accountId, { cursor: given(a.cursor), limit: a.limit ?? 20, kind: a.mediaType });
+    const page = await services.files.list(ctx.accountId, { source: 'output', cursor: given(a.cursor), limit: a.limit ?? 20, kind: a.mediaType });
     const generations = await Promise.all(page.files.map(async (f) => {
       const v = await services.files.view(f);
       return { ...v, stableUrl: services.files.stableUrl(f), runId: f.runId, createdAt: f.createdAt.toISOString() };

@@ -138,7 +138,7 @@ export async function editorRoutes(app: FastifyInstance, { services, streamRunEv
       if (scriptCapable(type)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', `${type} files can carry script and are not accepted; upload a PNG, JPEG, WebP or GIF instead`);
       const name = typeof req.headers['x-file-name'] === 'string' ? req.headers['x-file-name'] : undefined;
       // The rules every upload follows (files/upload.ts), shared with MCP upload_file; quota and disk reserve live in files.save.
-      const file = await storeUpload(services.files, services.db.pool, acct(req), { data: req.body, declaredType: type, filename: name });
+      const file = await storeUpload(services.files, services.db, acct(req), { data: req.body, declaredType: type, filename: name });
       return reply.code(201).send({ id: file.id, url: (await services.files.view(file)).url });
     });
   });
