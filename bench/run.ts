@@ -49,7 +49,7 @@ const scenarios: Array<[string, string, () => Promise<Row[]>]> = [
   ['e', `fuzzing, ${fuzzCases} cases`, () => fuzz(pg, { cases: fuzzCases, seed: fuzzSeed })],
   ['f', `soak, ${soakMinutes} minutes of mixed load`, () => soak(pg, { minutes: soakMinutes, concurrency: 8 })],
   ['fairness', 'fair shares: B\'s enqueue→RUNNING while A holds a backlog', () => fairness(pg, { bRuns: 15, aBacklog: 6, workerConcurrency: 2, accountConcurrency: 1 })],
-  ['deploy', 'start to ready, engine child cold start (compiled vs tsx), idle memory after npm start', () => footprint(pg, { rounds: 3, settleSeconds: 20 })],
+  ['deploy', 'start to ready, engine child cold start (compiled vs tsx), idle memory after npm start', () => footprint(pg, { rounds: value('rounds', 3), settleSeconds: 20 })],
   ['g', 'hostile neighbour: /healthz and GET /v1/models p99 while hostile and heavy runs execute', () => hostileNeighbour(pg, { seconds })],
 ];
 try {
