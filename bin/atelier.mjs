@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx, so `npm ci && npm start` needs no build step.
-import { register } from 'tsx/esm/api';
+// Runs the compiled build (build/, made by scripts/build.mjs on `npm ci` and by `npm run build`) when it is
+// current, so no transpiler sits in the service's process tree; otherwise, and always with ATELIER_DEV=1
+// (`npm run dev`), the TypeScript sources through tsx.
+import { compiledState } from '../scripts/build.mjs';
 
 // `serve` owns its stop from the first moment: a SIGINT or SIGTERM that arrives while the sources load is
 // kept, and the serve command acts on it once it takes over (src/cli/commands/serve.ts), rather than the
@@ -19,5 +21,14 @@ if (process.argv[2] === 'serve') {
   };
 }
 
-register();
-await import('../src/cli/main.ts');
+// A test engines module (ATELIER_TEST_ENGINES_MODULE, tests only) is TypeScript: the sources it belongs with run.
+const dev = process.env.ATELIER_DEV === '1' || /\.ts$/.test(process.env.ATELIER_TEST_ENGINES_MODULE ?? '');
+const state = dev ? 'dev' : compiledState();
+if (state === 'current') {
+  await import('../build/src/cli/main.js');
+} else {
+  if (state === 'stale') console.error('atelier: build/ is older than the sources; running them through tsx (`npm run build` compiles them)');
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../src/cli/main.ts');
+}

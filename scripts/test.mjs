@@ -71,7 +71,9 @@ if (testEnv.ATELIER_BLOB_STORE === 's3') {
 const child = spawn(process.execPath, nodeArgs, {
   stdio: 'inherit',
   // Atelier processes the tests start skip the start-up model check (its own test turns it on).
-  env: { ...testEnv, ATELIER_MODEL_SMOKE_AT_START: process.env.ATELIER_MODEL_SMOKE_AT_START ?? '0' },
+  // They run the sources through tsx (ATELIER_DEV=1), whatever state build/ is in: the test engines are
+  // TypeScript modules; test/system/compiledStart.test.ts runs the compiled tree itself.
+  env: { ...testEnv, ATELIER_MODEL_SMOKE_AT_START: process.env.ATELIER_MODEL_SMOKE_AT_START ?? '0', ATELIER_DEV: process.env.ATELIER_DEV ?? '1' },
 });
 const code = await new Promise((resolve) => child.on('close', (c, sig) => resolve(c ?? (sig ? 1 : 0))));
 if (embedded) {

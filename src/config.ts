@@ -4,7 +4,8 @@ import path from 'node:path';
 export interface Config {
   /**
    * Run each available local model's smoke input in the background at start and log failures
-   * (ATELIER_MODEL_SMOKE_AT_START: unset or 1 = every model, 0 = off, or a comma list of nodeTypes).
+   * (ATELIER_MODEL_SMOKE_AT_START: 1 = every model, unset or 0 = off, or a comma list of nodeTypes). Off by
+   * default: it cost every start minutes of CPU and up to 2.3 GB of engine children (README "Memory").
    */
   modelSmokeAtStart?: boolean | string[];
   dataDir: string;
@@ -204,8 +205,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 function smokeSetting(v: string | undefined): boolean | string[] {
   const t = v?.trim();
-  if (!t || t === '1' || t === 'true') return true;
-  if (t === '0' || t === 'false') return false;
+  if (!t || t === '0' || t === 'false') return false;
+  if (t === '1' || t === 'true') return true;
   return t.split(',').map((s) => s.trim()).filter(Boolean);
 }
 

@@ -13,7 +13,9 @@ import { rebuildError, serializeError, type ChildMessage, type ChildResult, type
 
 const send = (m: ChildMessage) => {
   try {
-    process.send?.(m);
+    // With a callback a closed channel (the service stopped while this child started) is not an unhandled
+    // 'error' event that prints a stack trace as the child exits.
+    process.send?.(m, undefined, undefined, () => {});
   } catch {
     // Unserialisable log data: the message is dropped rather than failing the run.
   }

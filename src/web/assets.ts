@@ -28,7 +28,9 @@ const ASSETS: Record<string, { file: string; type: string }> = {
  */
 async function editorAssets(log: FastifyInstance['log']): Promise<Record<string, { file: string; type: string }>> {
   try {
-    const { ensureEditorBuilt, EDITOR_OUT } = await import('../../scripts/build-editor.mjs');
+    // From the compiled tree (build/src/web/, scripts/build.mjs) the project's scripts/ is one level further up.
+    const script = new URL(`${import.meta.url.endsWith('.js') ? '../' : ''}../../scripts/build-editor.mjs`, import.meta.url).href;
+    const { ensureEditorBuilt, EDITOR_OUT } = (await import(script)) as typeof import('../../scripts/build-editor.mjs');
     await ensureEditorBuilt({ quiet: true });
     return {
       '/assets/editor/editor.js': { file: path.join(EDITOR_OUT, 'editor.js'), type: 'text/javascript; charset=utf-8' },

@@ -4,8 +4,9 @@ import { runInThread } from '../threads.js';
 import { wavOutput } from './audioIo.js';
 import { ESPEAK_VARIANTS, ESPEAK_VOICES } from './espeakVoices.js';
 import type { EspeakResult } from './espeakThread.js';
+import { moduleUrl } from '../moduleUrl.js';
 
-const THREAD_MODULE = new URL('./espeakThread.ts', import.meta.url).href;
+const THREAD_MODULE = moduleUrl('./espeakThread.ts', import.meta.url);
 
 /** Formant speech synthesis (eSpeak NG compiled to WASM): many languages, robotic but clear. */
 export const espeakEngine: Engine = {

@@ -5,8 +5,9 @@ import { wavOutput } from './audioIo.js';
 import { randomSeed } from '../random.js';
 import type { render } from './sfxrThread.js';
 import { encodeWav16 } from './wav.js';
+import { moduleUrl } from '../moduleUrl.js';
 
-const THREAD_MODULE = new URL('./sfxrThread.ts', import.meta.url).href;
+const THREAD_MODULE = moduleUrl('./sfxrThread.ts', import.meta.url);
 
 /** Catalog preset name (kebab-case, as in subModelIds) → jsfxr preset method. */
 export const SFXR_PRESETS: Record<string, string> = {

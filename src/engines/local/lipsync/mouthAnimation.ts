@@ -12,8 +12,9 @@ import { FRAME_SECONDS, frameLevels, mouthOpenings, SAMPLE_RATE } from './loudne
 import { ffmpegStderr, parseProbe } from '../video/probe.js';
 import { checkAudioShape } from '../audio/limits.js';
 import type { RenderRequest } from './render.work.js';
+import { moduleUrl } from '../moduleUrl.js';
 
-const RENDER_WORK = new URL('./render.work.ts', import.meta.url).href;
+const RENDER_WORK = moduleUrl('./render.work.ts', import.meta.url);
 /** Distinct jaw positions: about one pixel of drop per level on a typical portrait. */
 const LEVELS = 16;
 

@@ -9,8 +9,9 @@ import { compose } from './compose.js';
 import { MOODS } from './moods.js';
 import { chooseRenderer, type RendererPreference } from './renderer.js';
 import { KEYS, type KeyName } from './theory.js';
+import { moduleUrl } from '../../moduleUrl.js';
 
-const THREAD_MODULE = new URL('./synthThread.ts', import.meta.url).href;
+const THREAD_MODULE = moduleUrl('./synthThread.ts', import.meta.url);
 
 /**
  * Algorithmic (rule-based, not neural) music: compose.ts writes a General MIDI score from the mood, key,

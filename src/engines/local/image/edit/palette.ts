@@ -4,8 +4,9 @@ import { localEngine, rethrowAborted } from '../common/engine.js';
 import { int, str } from '../common/inputs.js';
 import { fetchImage, imageOutput } from '../common/media.js';
 import type { PaletteColor } from './palette.work.js';
+import { moduleUrl } from '../../moduleUrl.js';
 
-const WORK = new URL('./palette.work.ts', import.meta.url).href;
+const WORK = moduleUrl('./palette.work.ts', import.meta.url);
 
 /** color_palette: the dominant colours (k-means) with their shares, as JSON text and a swatch image. */
 export const paletteEngine = localEngine({

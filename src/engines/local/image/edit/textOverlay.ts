@@ -7,9 +7,10 @@ import { FONTS, type FontName } from '../common/fonts.js';
 import { bool, num, str } from '../common/inputs.js';
 import { fetchImage, imageOutput } from '../common/media.js';
 import type { TextOverlayOptions } from './textOverlay.work.js';
+import { moduleUrl } from '../../moduleUrl.js';
 
 export const TEXT_POSITIONS = ['bottom', 'top', 'center', 'top-left', 'top-right', 'bottom-left', 'bottom-right'] as const;
-const WORK = new URL('./textOverlay.work.ts', import.meta.url).href;
+const WORK = moduleUrl('./textOverlay.work.ts', import.meta.url);
 
 /** text_overlay: writes wrapped text (caption, meme, watermark) on an image with the bundled DejaVu fonts. */
 export const textOverlayEngine = localEngine({

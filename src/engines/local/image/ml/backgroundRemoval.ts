@@ -6,8 +6,9 @@ import { localEngine, rethrowAborted } from '../common/engine.js';
 import { optStr, str } from '../common/inputs.js';
 import { fetchImage, imageOutput } from '../common/media.js';
 import type { BgModel, BgResult } from './backgroundRemoval.work.js';
+import { moduleUrl } from '../../moduleUrl.js';
 
-const WORK = new URL('./backgroundRemoval.work.ts', import.meta.url).href;
+const WORK = moduleUrl('./backgroundRemoval.work.ts', import.meta.url);
 const MAX_PIXELS = 25_000_000;
 
 /**

@@ -9,8 +9,9 @@ import { HUMAN_PACKAGES, VISION_WORK } from './objects.js';
 import { OCR_WORK } from './ocr.js';
 import type { OcrBox } from './ocrWords.js';
 import type { DetectedObject, FaceAnalysis } from './vision.work.js';
+import { moduleUrl } from '../../moduleUrl.js';
 
-const PALETTE_WORK = new URL('../edit/palette.work.ts', import.meta.url).href;
+const PALETTE_WORK = moduleUrl('../edit/palette.work.ts', import.meta.url);
 
 /**
  * describe_image: a template-built sentence from real detections (CenterNet objects, faces, tesseract.js

@@ -5,8 +5,9 @@ import { localEngine, rethrowAborted } from '../common/engine.js';
 import { int, str } from '../common/inputs.js';
 import { fetchImage, imageOutput } from '../common/media.js';
 import type { EsrganSize, UpscaleResult } from './esrgan.work.js';
+import { moduleUrl } from '../../moduleUrl.js';
 
-const WORK = new URL('./esrgan.work.ts', import.meta.url).href;
+const WORK = moduleUrl('./esrgan.work.ts', import.meta.url);
 /** Input limit: the WASM backend does roughly 50k (slim) to 15k (medium) input pixels a second on 2 cores. */
 export const ESRGAN_MAX_INPUT_PIXELS = 1024 * 1024;
 

@@ -4,8 +4,9 @@ import { localEngine, rethrowAborted } from '../common/engine.js';
 import { num, str } from '../common/inputs.js';
 import { fetchImage } from '../common/media.js';
 import { NSFW_MODELS, type NsfwModel } from './nsfw.work.js';
+import { moduleUrl } from '../../moduleUrl.js';
 
-const WORK = new URL('./nsfw.work.ts', import.meta.url).href;
+const WORK = moduleUrl('./nsfw.work.ts', import.meta.url);
 /** Classes that count as unsafe for the `flagged` verdict. */
 const UNSAFE = ['Porn', 'Hentai', 'Sexy'];
 

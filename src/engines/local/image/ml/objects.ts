@@ -4,8 +4,9 @@ import { localEngine, rethrowAborted } from '../common/engine.js';
 import { int, num, str } from '../common/inputs.js';
 import { fetchImage, imageOutput } from '../common/media.js';
 import type { DetectedObject } from './vision.work.js';
+import { moduleUrl } from '../../moduleUrl.js';
 
-export const VISION_WORK = new URL('./vision.work.ts', import.meta.url).href;
+export const VISION_WORK = moduleUrl('./vision.work.ts', import.meta.url);
 export const HUMAN_PACKAGES = ['@vladmandic/human', '@tensorflow/tfjs-core', '@tensorflow/tfjs-converter', '@tensorflow/tfjs-backend-wasm', 'sharp', '@napi-rs/canvas'];
 
 /** detect_objects: the 80 COCO classes found by CenterNet (from @vladmandic/human), as JSON and a boxed image. */

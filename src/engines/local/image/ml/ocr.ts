@@ -5,8 +5,9 @@ import { localEngine, rethrowAborted } from '../common/engine.js';
 import { str } from '../common/inputs.js';
 import { fetchImage, imageOutput } from '../common/media.js';
 import { PSM_MODES, type OcrBox } from './ocrWords.js';
+import { moduleUrl } from '../../moduleUrl.js';
 
-export const OCR_WORK = new URL('./ocr.work.ts', import.meta.url).href;
+export const OCR_WORK = moduleUrl('./ocr.work.ts', import.meta.url);
 
 /**
  * The outputs every OCR engine gives: plain text, the boxes (words for Tesseract, lines for PaddleOCR)

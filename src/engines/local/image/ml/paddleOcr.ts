@@ -7,8 +7,9 @@ import { str } from '../common/inputs.js';
 import { fetchImage } from '../common/media.js';
 import { ocrOutputs } from './ocr.js';
 import type { OcrBox } from './ocrWords.js';
+import { moduleUrl } from '../../moduleUrl.js';
 
-const WORK = new URL('./paddleOcr.work.ts', import.meta.url).href;
+const WORK = moduleUrl('./paddleOcr.work.ts', import.meta.url);
 
 /** ocr_image, paddle mode: PaddleOCR PP-OCRv4 on onnxruntime; line-level text and boxes, good on photos and signs. */
 export const paddleOcrEngine = localEngine({

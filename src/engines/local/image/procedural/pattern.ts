@@ -6,8 +6,9 @@ import { int, num, optNum, str } from '../common/inputs.js';
 import { imageOutput } from '../common/media.js';
 import { randomSeed } from '../../random.js';
 import { PATTERN_STYLES, type PatternOptions, type PatternStyle } from './pattern.work.js';
+import { moduleUrl } from '../../moduleUrl.js';
 
-const WORK = new URL('./pattern.work.ts', import.meta.url).href;
+const WORK = moduleUrl('./pattern.work.ts', import.meta.url);
 
 /** pattern_art: seeded generative patterns (Truchet tiles, rings, waves, mosaics, flow fields, Voronoi). */
 export const patternEngine = localEngine({

@@ -7,8 +7,9 @@ import { int, optNum, optStr, str } from '../common/inputs.js';
 import { imageOutput } from '../common/media.js';
 import { randomSeed } from '../../random.js';
 import { POSTER_STYLES, type PosterOptions, type PosterStyle } from './poster.work.js';
+import { moduleUrl } from '../../moduleUrl.js';
 
-const WORK = new URL('./poster.work.ts', import.meta.url).href;
+const WORK = moduleUrl('./poster.work.ts', import.meta.url);
 
 /** poster_render: procedural typographic posters of the given text (no neural model involved). */
 export const posterEngine = localEngine({
