@@ -12,7 +12,7 @@ import { WebClient } from '../web/webClient.js';
 import { LocalBlobStore, NoSpaceError } from '../../src/files/blobStore.js';
 
 /**
- * Issue 26, finding 5 (the parts that need no small volume; test/diskFull.test.ts fills one): editor
+ * Issue 26, finding 5 (the parts that need no small volume; test/system/diskFull.test.ts fills one): editor
  * uploads were free, unlimited and could not be deleted, and a failed write left a partial .tmp blob.
  * Now the files service's one storing function enforces an upload rate and a per-account quota, files
  * can be deleted (DELETE /v1/files/{id}, DELETE /editor/files/{id}), and temporary files never outlive

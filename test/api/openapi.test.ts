@@ -48,7 +48,7 @@ test('the OpenAPI 3.1 document validates and holds every endpoint of the spec wi
 
 test('every route the server registered is in the document', async () => {
   // Only the public API under /v1 is documented: /metrics, /healthz and /readyz are operator endpoints,
-  // deliberately hidden (schema.hide) and skipped here; test/metrics.test.ts checks /metrics stays out.
+  // deliberately hidden (schema.hide) and skipped here; test/api/metrics.test.ts checks /metrics stays out.
   // The web app's pages (/login, /settings/…, /runs/…) are hidden too: they are not part of the API and take
   // a session cookie, not a key (test/web/webapp.test.ts checks none leaks in); /mcp speaks JSON-RPC,
   // which OpenAPI does not describe.

@@ -2,10 +2,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { until } from '../helpers/poll.js';
+import { freePort } from '../helpers/processes.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { ROOT } from '../../scripts/openapiGenerate.js';
@@ -23,14 +23,6 @@ let proxy: string;
 let rx: Awaited<ReturnType<typeof startReceiver>>;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-prism-'));
 let prismLog = '';
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 before(async () => {
   srv = await startTestServer({ ATELIER_ALLOW_PRIVATE_URLS: '1', ATELIER_WEBHOOK_RETRY_SCHEDULE: '0,1' });

@@ -1,11 +1,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { waitForStatus } from '../helpers/poll.js';
+import { freePort } from '../helpers/processes.js';
 
 // The README's receiver example, run as a real process: it must verify, answer 200, process, and de-duplicate.
 const EXAMPLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../examples/webhook-receiver.ts');
@@ -17,13 +17,6 @@ before(async () => {
 after(async () => {
   child?.kill('SIGKILL');
   await srv.close();
-});
-
-const freePort = () => new Promise<number>((resolve) => {
-  const s = net.createServer().listen(0, '127.0.0.1', () => {
-    const p = (s.address() as net.AddressInfo).port;
-    s.close(() => resolve(p));
-  });
 });
 
 test('examples/webhook-receiver.ts verifies deliveries, handles each once and rejects forgeries', async () => {

@@ -4,9 +4,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import net from 'node:net';
 import { BIN, runCli } from '../helpers/cli.js';
 import { acquireInitLock } from '../../src/db/embedded.js';
+import { freePort } from '../helpers/processes.js';
 
 // First-hour races and permissions of the embedded PostgreSQL (issue 16, item 16).
 
@@ -23,15 +23,6 @@ function envFor(dataDir: string): Record<string, string> {
   delete env.DATABASE_URL;
   return env;
 }
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
-
 after(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   for (const d of dirs) {

@@ -4,23 +4,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import net from 'node:net';
 import { BIN, runCli } from '../helpers/cli.js';
+import { freePort } from '../helpers/processes.js';
 
 // The default set-up a new user gets: no DATABASE_URL, the embedded PostgreSQL in DATA_DIR.
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-embedded-'));
 fs.chmodSync(dataDir, 0o755);
 const baseEnv: Record<string, string> = { ...(process.env as Record<string, string>), DATA_DIR: dataDir, LOG_LEVEL: 'info' };
 delete baseEnv.DATABASE_URL;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 interface Served { child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> }
 const started: ChildProcess[] = [];

@@ -1,6 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectErrorBody, startTestServer, type TestServer } from '../helpers/server.js';
+import { openEventStream } from '../helpers/streams.js';
 import { GATED_NODE_TYPE, startGatedModel, type GatedModel } from '../helpers/gatedModel.js';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,6 +12,7 @@ import path from 'node:path';
  * delivered run.completed with a signed file URL two minutes later; one key held 1,500 streams open).
  * Two API processes on one database: the key is revoked through one, the stream is on the other.
  */
+const openStream = (url: string, key: string) => openEventStream(url, { authorization: `Bearer ${key}` });
 let api1: TestServer;
 let api2: TestServer;
 let gated: GatedModel;
@@ -28,26 +30,6 @@ after(async () => {
   await api1.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
-
-/** Opens a stream and collects its text until it ends. */
-function openStream(url: string, key: string): { first: Promise<Response>; text: Promise<string>; abort(): void } {
-  const ctl = new AbortController();
-  const first = fetch(url, { headers: { authorization: `Bearer ${key}` }, signal: ctl.signal });
-  const text = first.then(async (res) => {
-    let out = '';
-    const reader = res.body!.getReader();
-    const dec = new TextDecoder();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        out += dec.decode(value);
-      }
-    } catch { /* aborted */ }
-    return out;
-  });
-  return { first, text, abort: () => ctl.abort() };
-}
 
 async function userWithTwoKeys(srv: TestServer) {
   const u = await srv.user();
