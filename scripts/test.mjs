@@ -8,8 +8,7 @@
 // `npm test -- test/unit`, `npm test -- 'rate limits'`.
 //
 // The files run in three phases, in this order (README, "Tests"):
-//   unit      test/unit: pure code, no database or server; one file at a time (two side by side made the
-//             provider adapters' cancel tests fail: they abort after 60 ms, before a starved process sent its job).
+//   unit      test/unit: pure code, no database or server; one file per core side by side.
 //   one-api   test/api, test/compat, test/cli, test/sdk: each file starts one Atelier on a database of its
 //             own, listening on port 0, so two files run side by side (ATELIER_TEST_CONCURRENCY, default 2).
 //   serial    everything else (test/system, test/engines, test/web): several processes, kills, signals,
@@ -74,7 +73,7 @@ const testFiles = files.length ? files : listTests('test');
 const under = (file, ...dirs) => dirs.some((d) => path.relative(process.cwd(), path.resolve(file)).startsWith(path.join('test', d) + path.sep));
 const apiConcurrency = Number(process.env.ATELIER_TEST_CONCURRENCY ?? 2);
 const phases = [
-  { name: 'unit', concurrency: 1, files: testFiles.filter((f) => under(f, 'unit')) },
+  { name: 'unit', concurrency: os.availableParallelism(), files: testFiles.filter((f) => under(f, 'unit')) },
   { name: 'one-api', concurrency: apiConcurrency, files: testFiles.filter((f) => under(f, 'api', 'compat', 'cli', 'sdk')) },
   { name: 'serial', concurrency: 1, files: testFiles.filter((f) => !under(f, 'unit', 'api', 'compat', 'cli', 'sdk')) },
 ].filter((p) => p.files.length > 0);
