@@ -55,7 +55,7 @@ export async function spawnRole(role: 'all' | 'api' | 'worker' | 'deliverer', en
   child.stderr!.on('data', take);
   if (byHttp) {
     void (async () => {
-      while (!started && child.exitCode === null) {
+      while (!started && child.exitCode === null && child.signalCode === null) {
         const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
         if (ok) {
           started = true;
