@@ -2,7 +2,7 @@
  * The README's walkthrough with a client generated from the OpenAPI document alone: openapi-typescript's
  * types (packages/sdk/src/generated/openapi.ts) and openapi-fetch. It compiles under --strict with no
  * casts, which is the check that the document describes every request and response fully;
- * test/openapiTools.test.ts runs it against a live server.
+ * test/api/openapiTools.test.ts runs it against a live server.
  *
  *   ATELIER_API_KEY=gx_… node --import tsx examples/openapi-walkthrough.ts [http://127.0.0.1:8080]
  */

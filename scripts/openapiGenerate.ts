@@ -2,7 +2,7 @@
  * The checked-in artifacts derived from the served OpenAPI document:
  *   docs/openapi.json                        the document, as a default local server serves it;
  *   packages/sdk/src/generated/openapi.ts    the SDK's types, generated from it by openapi-typescript.
- * test/openapiTools.test.ts checks both match what a fresh server serves (regenerating changes nothing);
+ * test/api/openapiTools.test.ts checks both match what a fresh server serves (regenerating changes nothing);
  * `npm run openapi:generate` writes them again after a route or schema change.
  */
 import fs from 'node:fs';

@@ -4,7 +4,16 @@
 //   1. TEST_DATABASE_URL or DATABASE_URL, when set;
 //   2. else the server on 127.0.0.1:5432, when it answers;
 //   3. else an embedded PostgreSQL started in a temporary folder (so a machine with no server still runs everything).
-// Extra arguments are test file paths or name filters: `npm test -- test/keys.test.ts`.
+// Extra arguments are test files, folders or name filters: `npm test -- test/api/auth.test.ts`,
+// `npm test -- test/unit`, `npm test -- 'rate limits'`.
+//
+// The files run in three phases, in this order (README, "Tests"):
+//   unit      test/unit: pure code, no database or server; one file per core side by side.
+//   one-api   test/api, test/compat, test/cli, test/sdk: each file starts one Atelier on a database of its
+//             own, listening on port 0, so two files run side by side (ATELIER_TEST_CONCURRENCY, default 2).
+//   serial    everything else (test/system, test/engines, test/web): several processes, kills, signals,
+//             load, real engines or a browser, whose point is lost if another file competes: one at a time.
+// A failing phase does not stop the next; the exit code is 1 if any failed.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -56,10 +65,19 @@ if (!adminUrl) {
 await (await import('./build-editor.mjs')).ensureEditorBuilt({ quiet: true });
 
 const args = process.argv.slice(2);
-const files = args.filter((a) => a.endsWith('.ts'));
-const patterns = args.filter((a) => !a.endsWith('.ts'));
+const isDir = (a) => fs.existsSync(a) && fs.statSync(a).isDirectory();
+const files = args.filter((a) => a.endsWith('.ts') || isDir(a)).flatMap((a) => (isDir(a) ? listTests(a) : [a]));
+const patterns = args.filter((a) => !a.endsWith('.ts') && !isDir(a));
 const testFiles = files.length ? files : listTests('test');
-const nodeArgs = ['--import', 'tsx', '--test', '--test-reporter=spec', ...patterns.flatMap((p) => ['--test-name-pattern', p]), ...testFiles];
+
+const under = (file, ...dirs) => dirs.some((d) => path.relative(process.cwd(), path.resolve(file)).startsWith(path.join('test', d) + path.sep));
+const apiConcurrency = Number(process.env.ATELIER_TEST_CONCURRENCY ?? 2);
+const phases = [
+  { name: 'unit', concurrency: os.availableParallelism(), files: testFiles.filter((f) => under(f, 'unit')) },
+  { name: 'one-api', concurrency: apiConcurrency, files: testFiles.filter((f) => under(f, 'api', 'compat', 'cli', 'sdk')) },
+  { name: 'serial', concurrency: 1, files: testFiles.filter((f) => !under(f, 'unit', 'api', 'compat', 'cli', 'sdk')) },
+].filter((p) => p.files.length > 0);
+
 // `ATELIER_BLOB_STORE=s3 npm test`: every test server keeps its artifacts in a bucket of an s3rver the helpers
 // start (test/helpers/s3.ts); passed on as ATELIER_TEST_BLOB_STORE so spawned children never see a half setting.
 const testEnv = { ...process.env, ATELIER_TEST_ADMIN_URL: adminUrl };
@@ -68,14 +86,29 @@ if (testEnv.ATELIER_BLOB_STORE === 's3') {
   delete testEnv.ATELIER_BLOB_STORE;
   console.log('artifacts go to s3rver buckets (ATELIER_BLOB_STORE=s3)');
 }
-const child = spawn(process.execPath, nodeArgs, {
-  stdio: 'inherit',
-  // Atelier processes the tests start skip the start-up model check (its own test turns it on).
-  // They run the sources through tsx (ATELIER_DEV=1), whatever state build/ is in: the test engines are
-  // TypeScript modules; test/system/compiledStart.test.ts runs the compiled tree itself.
-  env: { ...testEnv, ATELIER_MODEL_SMOKE_AT_START: process.env.ATELIER_MODEL_SMOKE_AT_START ?? '0', ATELIER_DEV: process.env.ATELIER_DEV ?? '1' },
-});
-const code = await new Promise((resolve) => child.on('close', (c, sig) => resolve(c ?? (sig ? 1 : 0))));
+
+function runPhase(phase) {
+  const nodeArgs = ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${phase.concurrency}`, ...patterns.flatMap((p) => ['--test-name-pattern', p]), ...phase.files];
+  const child = spawn(process.execPath, nodeArgs, {
+    stdio: 'inherit',
+    // Atelier processes the tests start skip the start-up model check (its own test turns it on).
+    // They run the sources through tsx (ATELIER_DEV=1), whatever state build/ is in: the test engines are
+    // TypeScript modules; test/system/deployStops.test.ts runs the compiled tree itself.
+    env: { ...testEnv, ATELIER_MODEL_SMOKE_AT_START: process.env.ATELIER_MODEL_SMOKE_AT_START ?? '0', ATELIER_DEV: process.env.ATELIER_DEV ?? '1' },
+  });
+  return new Promise((resolve) => child.on('close', (c, sig) => resolve(c ?? (sig ? 1 : 0))));
+}
+
+let code = 0;
+const summary = [];
+for (const phase of phases) {
+  if (phases.length > 1) console.log(`\n== ${phase.name}: ${phase.files.length} file(s), ${phase.concurrency} at a time`);
+  const started = Date.now();
+  const c = await runPhase(phase);
+  summary.push(`${phase.name}: ${c === 0 ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 1000)} s`);
+  if (c !== 0) code = 1;
+}
+if (phases.length > 1) console.log(`\n${summary.join('\n')}`);
 if (embedded) {
   await embedded.stop();
   fs.rmSync(tmp, { recursive: true, force: true });

@@ -255,7 +255,8 @@ describe('atelier models and estimate', () => {
   });
 });
 
-describe('retries (issue 16, item 14)', () => {
+// Issue 16, item 14.
+describe('retries', () => {
   test('a model whose provider is not configured (503 MODEL_UNAVAILABLE) is asked once, not retried', async () => {
     // A counting pass-through proxy in front of the real server.
     const http = await import('node:http');

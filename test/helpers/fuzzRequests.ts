@@ -5,7 +5,7 @@ import fc from 'fast-check';
 /**
  * Hostile HTTP requests generated from the service's own OpenAPI document: every operation, with path
  * parameters, query strings, headers and bodies drawn from shapes that are wrong in every way we could
- * think of (types, sizes, encodings, nesting, prototype keys). Shared by test/fuzz.test.ts (a few hundred
+ * think of (types, sizes, encodings, nesting, prototype keys). Shared by test/api/fuzz.test.ts (a few hundred
  * cases) and the bench's --fuzz scenario (10,000).
  */
 export interface FuzzRequest {
@@ -276,7 +276,7 @@ export function answerProblems(req: FuzzRequest, status: number, headers: Record
 
 /**
  * Slowloris, bounded: `sockets` connections that send a request's first header lines and then one more
- * header line every `dripMs`, never finishing. Shared by test/slowloris.test.ts and test/fuzz.test.ts.
+ * header line every `dripMs`, never finishing. Shared by test/system/slowloris.test.ts and test/api/fuzz.test.ts.
  * `closedByServer` waits until the server has closed every one (or the time is up) and says how: closed
  * before any answer (a connection cap), or answered 408 (a time-out). `stop` ends whatever is left.
  */

@@ -16,11 +16,17 @@ export async function balance(srv: TestServer, key: string): Promise<{ available
   return (await srv.request('GET', '/v1/credits/balance', { key })).body;
 }
 
-/** Polls `check` until it holds, failing after `timeoutMs` with what was awaited (no duration is asserted). */
-export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+/**
+ * Polls `check` until it holds, failing after `timeoutMs` with what was awaited (no duration is asserted).
+ * `explain`, when given, adds to the failure what usually says why (the tail of a child's log, say).
+ */
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000, explain?: () => string): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > end) {
+      const why = explain?.();
+      throw new Error(`timed out waiting for ${what}${why ? `\n${why}` : ''}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { BIN } from './cli.js';
-import { blobStoreEnvForTests } from './s3.js';
+import { blobStoreEnvForTests, knownBlobEnv } from './s3.js';
+import { startTestServer, type TestServer } from './server.js';
 
 /** One `atelier serve --role …` child process. */
 export interface RoleProcess {
@@ -54,7 +55,7 @@ export async function spawnRole(role: 'all' | 'api' | 'worker' | 'deliverer', en
   child.stderr!.on('data', take);
   if (byHttp) {
     void (async () => {
-      while (!started && child.exitCode === null) {
+      while (!started && child.exitCode === null && child.signalCode === null) {
         const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
         if (ok) {
           started = true;
@@ -99,4 +100,35 @@ export async function spawnRole(role: 'all' | 'api' | 'worker' | 'deliverer', en
  */
 export function spawnSecondApi(first: { databaseUrl: string; dataDir: string }): Promise<RoleProcess> {
   return spawnRole('api', { DATABASE_URL: first.databaseUrl, DATA_DIR: first.dataDir, LOG_LEVEL: 'warn' }, { readyBy: 'http' });
+}
+
+/**
+ * Two API processes on one database and DATA_DIR: `a` in this process (its services can be read and
+ * changed directly), `b` a separate `atelier serve --role api`. `close` stops both, `b` first.
+ */
+export async function twoApis(env: Record<string, string> = {}): Promise<{ a: TestServer; b: RoleProcess; close(): Promise<void> }> {
+  const a = await startTestServer(env);
+  let b: RoleProcess;
+  try {
+    b = await spawnSecondApi(a);
+  } catch (err) {
+    await a.close();
+    throw err;
+  }
+  return {
+    a,
+    b,
+    async close() {
+      await b.stop();
+      await a.close();
+    },
+  };
+}
+
+/**
+ * The environment a sibling process (`atelier serve --role worker|deliverer|…` spawned by a test) needs to
+ * join an in-process test server's deployment: its database, its DATA_DIR and the blob store it uses.
+ */
+export function siblingEnv(srv: { databaseUrl: string; dataDir: string }): Record<string, string> {
+  return { ...knownBlobEnv(srv.dataDir), DATABASE_URL: srv.databaseUrl, DATA_DIR: srv.dataDir };
 }

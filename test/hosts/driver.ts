@@ -1,5 +1,5 @@
 /**
- * The proof on separate hosts (issue #21 item 3), run by test/separateHosts.test.ts INSIDE the "svc" network
+ * The proof on separate hosts (issue #21 item 3), run by test/system/separateHosts.test.ts INSIDE the "svc" network
  * namespace. That namespace is the shared-services host: PostgreSQL and an S3 server (s3rver) bound to its
  * virtual address, and a webhook receiver. The API host and two worker hosts are other namespaces, reached
  * only over the virtual network; each Atelier process has its own DATA_DIR (nothing shared on disk).

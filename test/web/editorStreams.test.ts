@@ -2,6 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { WebClient } from './webClient.js';
+import { openEventStream } from '../helpers/streams.js';
 
 /**
  * Issue 26, finding 9: the editor's event streams ignored the per-key cap: one signed-in session opened
@@ -14,24 +15,7 @@ before(async () => {
 });
 after(async () => srv?.close());
 
-function openStream(url: string, cookie: string) {
-  const ctl = new AbortController();
-  const first = fetch(url, { headers: { cookie, accept: 'text/event-stream' }, signal: ctl.signal });
-  const text = first.then(async (res) => {
-    let out = '';
-    const reader = res.body!.getReader();
-    const dec = new TextDecoder();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        out += dec.decode(value);
-      }
-    } catch { /* aborted */ }
-    return out;
-  });
-  return { first, text, abort: () => ctl.abort() };
-}
+const openStream = (url: string, cookie: string) => openEventStream(url, { cookie, accept: 'text/event-stream' });
 
 test('one signed-in session holds at most ATELIER_STREAMS_PER_KEY editor streams; signing out ends them', async () => {
   const u = await srv.user();

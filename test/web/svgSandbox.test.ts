@@ -56,7 +56,8 @@ after(async () => {
   await srv?.close();
 });
 
-describe('stored files never run as active content (issue 26, finding 1)', () => {
+// Issue 26, finding 1.
+describe('stored files never run as active content', () => {
   test('the policy: passive media inline, everything else an attachment; script-capable types recognised', () => {
     for (const t of ['image/png', 'image/jpeg', 'image/webp', 'audio/wav', 'video/mp4', 'text/plain']) assert.ok(servedInline(t), t);
     for (const t of ['image/svg+xml', 'text/html', 'application/xhtml+xml', 'text/xml', 'application/xml', 'application/pdf', 'application/octet-stream', 'image/SVG+XML; charset=utf-8']) {

@@ -1,0 +1,98 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { DOC_PATH, documentSnapshot, ROOT, SDK_TYPES_PATH, sdkTypes, writeArtifacts } from '../../scripts/openapiGenerate.js';
+import { OPERATION_IDS } from '../../src/http/openapiContract.js';
+import { walkthrough } from '../../examples/openapi-walkthrough.js';
+
+const run = promisify(execFile);
+let srv: TestServer;
+let served: Record<string, any>;
+before(async () => {
+  srv = await startTestServer({ PUBLIC_URL: '' });
+  served = (await srv.request('GET', '/v1/openapi.json')).body;
+  // `npm run openapi:generate` writes the artifacts instead of checking them.
+  if (process.env.ATELIER_UPDATE_OPENAPI === '1') console.log('regenerated:', await writeArtifacts(served));
+});
+after(async () => {
+  await srv.close();
+});
+
+describe('the OpenAPI document as third-party tools see it', () => {
+  test('docs/openapi.json and the SDK\'s generated types are what the server serves (regenerating changes nothing)', async () => {
+    const snapshot = documentSnapshot(served);
+    assert.equal(fs.readFileSync(DOC_PATH, 'utf8'), snapshot, 'docs/openapi.json is stale: run npm run openapi:generate');
+    assert.equal(fs.readFileSync(SDK_TYPES_PATH, 'utf8'), await sdkTypes(snapshot), 'packages/sdk/src/generated/openapi.ts is stale: run npm run openapi:generate');
+  });
+
+  test('servers, operation ids, license, headers and the signed-URL alternative are declared', async () => {
+    assert.deepEqual(served.servers, [{ url: srv.url, description: 'This server' }, { url: `${srv.url}/api`, description: 'This server, under /api as the hosted service is addressed' }]);
+    assert.equal(served.info.license.identifier, 'MIT');
+    const ops = Object.entries(served.paths as Record<string, Record<string, any>>).flatMap(([p, item]) => Object.entries(item).map(([m, op]) => ({ key: `${m.toUpperCase()} ${p}`, op })));
+    assert.equal(ops.length, 48);
+    assert.deepEqual(ops.map((o) => o.key).sort(), Object.keys(OPERATION_IDS).sort(), 'one operationId per operation');
+    assert.equal(new Set(ops.map((o) => o.op.operationId)).size, 48);
+    for (const { key, op } of ops) {
+      for (const s of ['400', '401', '429', '500', '503']) assert.ok(op.responses[s], `${key} documents ${s}`);
+      if (op.requestBody) assert.ok(op.responses['413'] && op.responses['415'], `${key} documents 413 and 415`);
+      for (const [status, res] of Object.entries(op.responses as Record<string, any>)) {
+        assert.ok(res.headers?.['X-Request-Id'], `${key} ${status} has X-Request-Id`);
+        if (status === '429') assert.ok(res.headers['Retry-After'] && res.headers['X-RateLimit-Reset']);
+        if (/^[45]/.test(status)) assert.deepEqual(res.content['application/json'].schema, { $ref: '#/components/schemas/ErrorResponse' }, `${key} ${status}`);
+      }
+      for (const p of op.parameters ?? []) if ('default' in p.schema) assert.equal(p.required, false, `${key} ${p.name} has a default, so it is optional`);
+    }
+    const file = served.paths['/v1/files/{fileId}'].get;
+    assert.deepEqual(file.security, [{ bearerAuth: [] }, { fileSignature: [], fileExpiry: [] }]);
+    assert.ok(file.responses['200'].content['*/*'] && file.responses['404'] && file.responses['416']);
+    for (const p of ['/v1/runs/{runId}/events', '/v1/nodes/runs/{runId}/events']) {
+      assert.ok(served.paths[p].get.responses['200'].content['text/event-stream'], p);
+      assert.ok(served.paths[p].get.responses['404'], p);
+    }
+    for (const p of ['/v1/nodes/estimate-credits', '/v1/workflows/estimate-credits']) assert.ok(served.paths[p].post.responses['404'], p);
+    for (const p of ['/v1/workflows', '/v1/workflows/quick-create', '/v1/runs']) assert.ok(served.paths[p].post.responses['413'], p);
+    const wfRun = served.components.schemas.WorkflowRun;
+    assert.deepEqual(Object.keys(wfRun.properties), ['id', 'status', 'workflowId', 'triggerRunId', 'createdAt', 'startedAt', 'finishedAt', 'error', 'context', 'outputs', 'estimatedCredits', 'actualCredits', 'nodeRuns']);
+  });
+
+  test('Redocly CLI (recommended rules) finds no error and no warning', async () => {
+    const { stdout } = await run(path.join(ROOT, 'node_modules/.bin/redocly'), ['lint', 'docs/openapi.json', '--format=json'], { cwd: ROOT, maxBuffer: 16 << 20 });
+    const report = JSON.parse(stdout.slice(stdout.indexOf('{')));
+    const problems = (report.problems ?? []).filter((p: { ignored?: boolean }) => !p.ignored).map((p: { ruleId: string; message: string; location?: Array<{ pointer?: string }> }) => `${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`);
+    assert.deepEqual(problems, []);
+    assert.deepEqual([report.totals.errors, report.totals.warnings], [0, 0]);
+  });
+
+  test('a client generated by openapi-typescript runs the README walkthrough (it also compiles under --strict with tsc)', async () => {
+    const { key } = await srv.user({ microcredits: 100_000_000n });
+    const result = await walkthrough(srv.url, key);
+    assert.equal(result.modelRun.status, 'COMPLETED');
+    assert.equal(result.modelRun.creditUsed, result.estimate);
+    assert.ok(result.modelRun.fileBytes > 1000);
+    assert.equal(result.workflowRun.status, 'COMPLETED');
+    assert.equal(result.workflowRun.outputs.length, 1);
+    const { stdout, stderr } = await run(path.join(ROOT, 'node_modules/.bin/tsc'), ['--noEmit', '--strict', '--noUncheckedIndexedAccess', '--skipLibCheck', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--types', 'node', 'examples/openapi-walkthrough.ts'], { cwd: ROOT }).catch((e) => e);
+    assert.equal(`${stdout}${stderr}`.trim(), '', 'examples/openapi-walkthrough.ts compiles under --strict');
+    assert.ok(!/\bas\s+(unknown|any|never)\b|<any>/.test(fs.readFileSync(path.join(ROOT, 'examples/openapi-walkthrough.ts'), 'utf8')), 'no casts');
+  });
+});
+
+test('the README and docs link only to files inside the repository, and docs/api.md lists every operation', () => {
+  for (const file of ['README.md', 'docs/api.md', 'docs/deploy.md', 'packages/sdk/README.md']) {
+    const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+    assert.ok(!/\.\.\/shared\//.test(text), `${file} points outside the repository`);
+    for (const m of text.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)) {
+      const target = m[1]!;
+      if (/^[a-z]+:/.test(target)) continue;
+      const resolved = path.resolve(path.dirname(path.join(ROOT, file)), target);
+      assert.ok(resolved.startsWith(`${ROOT}${path.sep}`), `${file} links outside the repository: ${target}`);
+      assert.ok(fs.existsSync(resolved), `${file} links to a missing file: ${target}`);
+    }
+  }
+  const api = fs.readFileSync(path.join(ROOT, 'docs/api.md'), 'utf8');
+  for (const id of Object.values(OPERATION_IDS)) assert.ok(api.includes(`\`${id}\``), `docs/api.md lists ${id}`);
+});
