@@ -5,13 +5,15 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Readable } from 'node:stream';
-import type { Services } from '../services.js';
+import type { Db } from '../db/pool.js';
+import type { FileService } from './service.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { checkClaim, HEAD_BYTES, mediaFacts } from './ingest.js';
 import { S3BlobStore } from './s3BlobStore.js';
 import type { FileRecord } from './service.js';
 import { uploadsOf } from './upload.js';
+import { insertDirectUpload, takeDirectUpload } from './queries.js';
 
 /** S3 parts are at least 5 MiB (but the last) and at most 10,000 per upload. */
 const MIN_PART_BYTES = 8 * 1024 * 1024;
@@ -52,11 +54,7 @@ export class DirectUploads {
         url: await getSignedUrl(this.store.client, new UploadPartCommand({ Bucket: this.store.bucket, Key: key, UploadId: s3UploadId, PartNumber: i + 1 }), { expiresIn: TTL_SECONDS }),
       })));
       const id = newId('upl');
-      const row = (await this.services.db.query(
-        `INSERT INTO direct_uploads (id, account_id, reservation_id, object_key, s3_upload_id, bytes, part_bytes, declared_type, filename, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10)) RETURNING expires_at`,
-        [id, accountId, reservation, key, s3UploadId, req.bytes, partBytes, req.contentType ?? null, req.filename ?? null, TTL_SECONDS],
-      )).rows[0];
+      const row = await insertDirectUpload(this.services.db, { id, accountId, reservation, key, s3UploadId, bytes: req.bytes, partBytes, contentType: req.contentType ?? null, filename: req.filename ?? null, ttlSeconds: TTL_SECONDS });
       return { uploadId: id, partBytes, parts, completeUrl: `${this.services.publicUrl()}/v1/uploads/${id}/complete`, expiresAt: (row.expires_at as Date).toISOString() };
     } catch (err) {
       await this.services.files.release(reservation).catch(() => {});
@@ -66,9 +64,9 @@ export class DirectUploads {
 
   private async row(accountId: string, id: string) {
     if (!/^upl_[0-9A-Za-z]{1,40}$/.test(id)) throw notFound();
-    const r = (await this.services.db.query(`DELETE FROM direct_uploads WHERE id = $1 AND account_id = $2 AND expires_at > now() RETURNING *`, [id, accountId])).rows[0];
+    const r = await takeDirectUpload(this.services.db, accountId, id);
     if (!r) throw notFound();
-    return r as { reservation_id: string; object_key: string; s3_upload_id: string; bytes: string; declared_type: string | null; filename: string | null };
+    return r;
   }
 
   /** Registers the uploaded object as the account's file; any refusal removes the object and gives the room back. */
@@ -119,6 +117,14 @@ export class DirectUploads {
 }
 
 const made = new WeakMap<object, DirectUploads>();
+
+/** What direct uploads need of the process's services (the Services object fits; files/ sits below it). */
+interface Services {
+  files: FileService;
+  db: Db;
+  config: { storage: { uploadMaxBytes: number } };
+  publicUrl(): string;
+}
 
 /** The direct-upload service of this process; 409 when the artifact store is not a bucket. */
 export function directUploadsOf(services: Services): DirectUploads {

@@ -1,6 +1,9 @@
 import type { Queryable } from '../db/pool.js';
 import { AppError } from '../errors.js';
-import { fileRecordOf, type FileRecord } from './service.js';
+import { fileRecordOf, type FileRecord } from './record.js';
+import { libraryPage, type LibraryFilter } from './queries.js';
+
+export type { LibraryFilter };
 
 /**
  * The media library (GET /v1/files, MCP get_generations): an account's live files, uploads and run outputs,
@@ -8,17 +11,6 @@ import { fileRecordOf, type FileRecord } from './service.js';
  * PostgreSQL at its full microsecond precision, so a page boundary never skips or repeats a file, even
  * among the files of one output that share a millisecond.
  */
-export interface LibraryFilter {
-  /** Media family of the content type. */
-  kind?: 'image' | 'audio' | 'video';
-  /** upload: stored by the account (no run); output: written by one of its runs. */
-  source?: 'upload' | 'output';
-  runId?: string;
-  createdAfter?: Date;
-  createdBefore?: Date;
-  cursor?: string;
-  limit: number;
-}
 
 function badCursor(): AppError {
   return new AppError('VALIDATION_ERROR', 'cursor is not one this API returned', { details: [{ path: 'query.cursor', message: 'is invalid' }] });
@@ -43,18 +35,8 @@ export function encodeLibraryCursor(createdText: string, id: string): string {
 }
 
 export async function listFiles(db: Queryable, accountId: string, f: LibraryFilter): Promise<{ files: FileRecord[]; nextCursor: string | null }> {
-  const after = f.cursor !== undefined ? decodeLibraryCursor(f.cursor) : [null, null];
-  const rows = (await db.query(
-    `SELECT *, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_text FROM files
-      WHERE account_id = $1 AND (expires_at IS NULL OR expires_at > now())
-        AND ($2::text IS NULL OR content_type LIKE $2 || '/%')
-        AND ($3::text IS NULL OR ($3 = 'upload' AND run_id IS NULL) OR ($3 = 'output' AND run_id IS NOT NULL))
-        AND ($4::text IS NULL OR run_id = $4)
-        AND ($5::timestamptz IS NULL OR created_at >= $5) AND ($6::timestamptz IS NULL OR created_at < $6)
-        AND ($7::text IS NULL OR (created_at, id) < ($7::timestamptz, $8::text))
-      ORDER BY created_at DESC, id DESC LIMIT $9`,
-    [accountId, f.kind ?? null, f.source ?? null, f.runId ?? null, f.createdAfter ?? null, f.createdBefore ?? null, after[0], after[1], f.limit + 1],
-  )).rows;
+  const after: [string, string] | [null, null] = f.cursor !== undefined ? decodeLibraryCursor(f.cursor) : [null, null];
+  const rows = await libraryPage(db, accountId, f, after, f.limit + 1);
   const page = rows.slice(0, f.limit);
   const last = page.at(-1);
   return { files: page.map(fileRecordOf), nextCursor: rows.length > f.limit && last ? encodeLibraryCursor(last.created_text, last.id) : null };

@@ -10,20 +10,8 @@ import { signPath, verifySignedPath } from './signing.js';
 import { listFiles, type LibraryFilter } from './library.js';
 import { contentDisposition } from './servePolicy.js';
 
-export interface FileRecord {
-  id: string;
-  accountId: string;
-  sha256: string;
-  contentType: string;
-  bytes: number;
-  filename: string | null;
-  width: number | null;
-  height: number | null;
-  durationSeconds: number | null;
-  runId: string | null;
-  createdAt: Date;
-  expiresAt: Date | null;
-}
+export { fileRecordOf, type FileRecord } from './record.js';
+import { fileRecordOf, type FileRecord } from './record.js';
 
 /** What run outputs show of a file (api-decisions.md: `files[]`). */
 export interface FileView {
@@ -37,13 +25,6 @@ export interface FileView {
   durationSeconds?: number;
 }
 
-/** A `files` row as a record. */
-export function fileRecordOf(r: any): FileRecord {
-  return {
-    id: r.id, accountId: r.account_id, sha256: r.sha256, contentType: r.content_type, bytes: Number(r.bytes), filename: r.filename,
-    width: r.width, height: r.height, durationSeconds: r.duration_seconds, runId: r.run_id, createdAt: r.created_at, expiresAt: r.expires_at,
-  };
-}
 
 /** Artifacts: bytes in the blob store, metadata rows in PostgreSQL, signed URLs for sharing. */
 export class FileService {
