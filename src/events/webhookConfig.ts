@@ -10,7 +10,7 @@ function fail(path: string, message: string): never {
 }
 
 /**
- * Validates the `webhook` object of a run request (spec 6.1 + api-decisions): shape, scheme, event
+ * Validates the `webhook` object of a run request (its schema, WebhookConfigSchema, in src/contract/runs.ts): shape, scheme, event
  * names against what the run kind emits, metadata size and extra headers. Whether the URL's host is a
  * public address is checked separately (it needs DNS). Pure.
  */

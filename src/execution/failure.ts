@@ -1,7 +1,7 @@
 import { EngineError, EngineInputError } from '../engines/types.js';
 
 /**
- * Run failure codes (api-decisions.md, "Run failures"): kept in the run record's `errorCode` beside the
+ * Run failure codes (the codes the contract lists in src/contract/runs.ts): kept in the run record's `errorCode` beside the
  * message. An engine's own errors carry none.
  */
 export type RunErrorCode = 'OUTPUT_TOO_LARGE' | 'INPUT_TOO_LARGE' | 'ENGINE_CRASHED' | 'ENGINE_OUT_OF_MEMORY' | 'ENGINE_TIMEOUT';

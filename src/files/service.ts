@@ -13,7 +13,7 @@ import { contentDisposition } from './servePolicy.js';
 export { fileRecordOf, type FileRecord } from './record.js';
 import { fileRecordOf, type FileRecord } from './record.js';
 
-/** What run outputs show of a file (api-decisions.md: `files[]`). */
+/** What run outputs show of a file (the `files[]` of src/contract/runs.ts). */
 export interface FileView {
   id: string;
   url: string;

@@ -5,7 +5,7 @@ import { renderOutput } from '../files/render.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** The standalone run record (api-decisions.md, "Runs"). */
+/** The standalone run record (shape: src/contract/runs.ts). */
 export async function modelRunView(files: FileService, run: any) {
   const { output, files: fileViews } = await renderOutput(files, run.output);
   return {

@@ -4,7 +4,7 @@ import { requestFieldsOf } from './ports.js';
 import { positionFor } from './layout.js';
 import type { PortType } from '../catalog/types.js';
 
-/** The workflow record as the API shows it (api-decisions.md). Pure shaping. */
+/** The workflow record as the API shows it (shape: src/contract/workflows.ts). Pure shaping. */
 export function workflowView(row: { id: string; account_id: string | null; slug: string | null; name: string; description: string; graph: Graph; created_at: Date; updated_at: Date }) {
   const request = row.graph.nodes.find((n) => n.type === 'request');
   const response = row.graph.nodes.find((n) => n.type === 'response');

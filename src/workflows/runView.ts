@@ -3,7 +3,7 @@ import { renderOutput } from '../files/render.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** The workflow run record (api-decisions.md "Runs"): `outputs` is what reached the Response node, by source node and handle. */
+/** The workflow run record (shape: src/contract/runs.ts): `outputs` is what reached the Response node, by source node and handle. */
 export async function workflowRunView(files: FileService, run: any, nodes: any[], opts: { details: boolean } = { details: true }) {
   const outputs: Record<string, unknown> = {};
   for (const [nodeId, handles] of Object.entries((run.output ?? {}) as Record<string, Record<string, unknown>>)) {

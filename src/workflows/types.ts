@@ -1,6 +1,6 @@
 import type { PortType } from '../catalog/types.js';
 
-/** Workflow graph shapes (api-decisions.md, "Ports and graphs"). */
+/** Workflow graph shapes (the API contract: src/contract/workflows.ts). */
 export interface RequestField {
   /** The Request node's output handle for this field. */
   id: string;

@@ -25,7 +25,7 @@ export interface InputMapping {
   firstOf?: string[];
 }
 
-/** Which kind of media a conventional field name holds (api-decisions.md "Input field names"). */
+/** Which kind of media a conventional field name holds (the catalog's field names: src/catalog/fields.ts). */
 export function mediaFieldKind(name: string): FetchMediaOptions['accept'] | undefined {
   // snake_case (image_url, reference_video_urls) and the hosted catalog's camelCase (audioUrl, maskVideoUrl, uploadedImages).
   if (/(^|_)image_urls?$/.test(name) || /(^|[a-z])ImageUrls?$|^imageUrls?$|^uploadedImages$/.test(name) || name === 'mask_url') return 'image';

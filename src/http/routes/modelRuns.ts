@@ -14,7 +14,7 @@ const header = (req: FastifyRequest, name: string): string | undefined => {
   return Array.isArray(v) ? v[0] : v;
 };
 
-/** Standalone model runs (spec 4.6 + api-decisions "Runs"). */
+/** Standalone model runs (the record is src/contract/runs.ts). */
 export async function modelRunRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
   const tags = ['nodes'];
   const runs = services.nodeRuns;

@@ -15,7 +15,7 @@ const Delivery = Type.Object({
 });
 const Secret = Type.Object({ secret: Type.String({ description: 'whsec_ + base64 of 32 random bytes' }) });
 
-/** Webhook signing secret and the delivery log (api-decisions "Webhooks"). */
+/** Webhook signing secret and the delivery log (signing: src/events/signing.ts). */
 export async function webhookRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
   const tags = ['webhooks'];
   app.get('/v1/webhooks/secret', { schema: { tags, summary: 'Get the webhook signing secret', response: withErrors({ 200: Secret }) } },

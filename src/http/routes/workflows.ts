@@ -11,7 +11,7 @@ const IdEdge = Type.Object({ id: Type.String({ maxLength: 100 }), edgeId: Type.S
 const WorkflowRef = Type.Ref(WorkflowSchema);
 const graphErrors = [403, 404, 409];
 
-/** Workflow CRUD (spec 4.4 + api-decisions "Ports and graphs"). */
+/** Workflow CRUD (graph shapes in src/contract/workflows.ts). */
 export async function workflowRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
   const tags = ['workflows'];
   const wf = services.workflows;
