@@ -1,6 +1,6 @@
 /**
  * Response examples of the spec's seed endpoints, by operationId and status, shown in /docs and checked
- * against their schemas by Redocly's no-invalid-media-type-examples rule (test/openapiTools.test.ts).
+ * against their schemas by Redocly's no-invalid-media-type-examples rule (test/api/openapiTools.test.ts).
  */
 const RUN = 'run_01JD8Y3Q6W5B2M1X9K7T4C0E2F';
 const FILE_URL = 'https://atelier.example.com/v1/files/file_01JD8Y4A1B2C3D4E5F6G7H8J9K?exp=1767225600&sig=Zm9vYmFy';

@@ -20,7 +20,7 @@ export const JOB_COLUMNS = `SELECT column_name FROM information_schema.columns W
 
 /**
  * A run-queue job as the body of a data-modifying CTE: the same row pg-boss's send() writes for
- * enqueueRun's options (test/runCreate.test.ts compares the two). One job per row of `gate`; `data`,
+ * enqueueRun's options (test/api/runCreate.test.ts compares the two). One job per row of `gate`; `data`,
  * `priority` and `expire` are SQL expressions (placeholders of the caller's statement).
  */
 export function jobInsertSql(gate: string, queue: string, data: string, priority: string, expireSeconds: string): string {

@@ -84,7 +84,7 @@ export class JobQueue {
   /**
    * A run-queue job as the body of a data-modifying CTE, so that a run, its reservation and its job are
    * written by one statement (runs/service.ts create): the same row pg-boss's send() writes for
-   * enqueueRun's options, in pg-boss 10's `job` table (test/runCreate.test.ts compares the two). One job
+   * enqueueRun's options, in pg-boss 10's `job` table (test/api/runCreate.test.ts compares the two). One job
    * per row of `gate` (a CTE of the statement). Placeholders are numbered from `firstParam`. The caller
    * sends the CHANNELS.jobs wake-up once the statement has committed.
    */
