@@ -13,14 +13,15 @@ export interface FilePart {
   fields: Record<string, string>;
 }
 
-type BusboyCtor = new (opts: { headers: IncomingHttpHeaders; limits?: Record<string, number> }) => Writable;
+// busboy 1.x exports a plain factory (not a constructor); 0.x's constructor may be called without `new` too.
+type BusboyCtor = (opts: { headers: IncomingHttpHeaders; limits?: Record<string, number> }) => Writable;
 
 let parser: BusboyCtor | null | undefined;
 
 /**
- * busboy, the streaming multipart parser, loaded when a multipart upload first arrives. Only a transitive
- * copy is installed today (see CHANGELOG.md, "Uploads"); without one, multipart answers 415 and a raw
- * body (Content-Type: the file's type) still works.
+ * busboy, the streaming multipart parser (a dependency in package.json), loaded when a multipart upload
+ * first arrives; it ships no types, hence the require. Should it be missing from an install, multipart
+ * answers 415 and a raw body (Content-Type: the file's type) still works.
  */
 function busboy(): BusboyCtor | null {
   if (parser !== undefined) return parser;
@@ -45,7 +46,7 @@ export function firstFilePart(body: Readable, headers: IncomingHttpHeaders, maxF
   return new Promise((resolve, reject) => {
     let bb: Writable;
     try {
-      bb = new Busboy({ headers, limits: { files: 1, fields: 20, parts: 40, headerPairs: 50, fieldSize: 64 * 1024, fileSize: maxFileBytes + 1 } });
+      bb = Busboy({ headers, limits: { files: 1, fields: 20, parts: 40, headerPairs: 50, fieldSize: 64 * 1024, fileSize: maxFileBytes + 1 } });
     } catch (err) {
       body.resume();
       reject(new AppError('VALIDATION_ERROR', `the multipart body cannot be read: ${(err as Error).message}`, { details: [{ path: 'body', message: 'is not multipart/form-data with a boundary' }] }));
