@@ -7,6 +7,7 @@ import path from 'node:path';
 import { until } from '../helpers/poll.js';
 import { freePort } from '../helpers/processes.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { makePng } from '../helpers/providers/media.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { ROOT } from '../../scripts/openapiGenerate.js';
 
@@ -122,6 +123,20 @@ test('every operation answers as the document says, through a Prism validation p
   assert.equal((await call('GET', `${file.url.replace(/sig=[^&]+/, 'sig=AAAA')}`)).status, 401);
   assert.equal((await call('DELETE', '/v1/files/file_missing', k)).status, 404);
   assert.equal((await call('DELETE', `/v1/files/${file.id}`, k)).status, 204);
+  // Uploads and the media library (issue 28): an upload in the hosted upload_file's base64 form, its listing
+  // and metadata; direct uploads answer 409 on the local store (they need the S3 one) and 404 for an unknown id.
+  const uploaded = await call('POST', '/v1/files', { ...k, body: { base64: makePng(8, 8).toString('base64'), contentType: 'image/png', filename: 'dot.png' } });
+  assert.equal(uploaded.status, 201);
+  assert.equal((await call('POST', '/v1/files', { ...k, body: { base64: Buffer.from('not an image').toString('base64'), contentType: 'image/png' } })).status, 415);
+  await call('GET', '/v1/files?limit=2', k);
+  await call('GET', `/v1/files?kind=image&source=upload`, k);
+  await call('GET', `/v1/files/${uploaded.body.id}/metadata`, k);
+  assert.equal((await call('GET', '/v1/files/file_missing/metadata', k)).status, 404);
+  assert.equal((await call('POST', '/v1/uploads', { ...k, body: { bytes: 1000, contentType: 'video/mp4' } })).status, 409);
+  const completeMissing = await call('POST', '/v1/uploads/upl_missing/complete', { ...k, body: { parts: [{ partNumber: 1, etag: 'x' }] } });
+  assert.ok([404, 409].includes(completeMissing.status), `complete of an unknown upload: ${completeMissing.status}`);
+  const abandonMissing = await call('DELETE', '/v1/uploads/upl_missing', k);
+  assert.ok([404, 409].includes(abandonMissing.status), `abandon of an unknown upload: ${abandonMissing.status}`);
 
   // Workflows
   const quick = await call('POST', '/v1/workflows/quick-create', { ...k, body: { name: 'Traffic', requestFields: [{ name: 'text', type: 'text' }] } });

@@ -153,7 +153,7 @@ export async function uploadRoutes(app: TypedApp, { services }: { services: Serv
     schema: {
       tags, summary: 'Abandon a direct upload',
       params: Type.Object({ uploadId: Type.String({ maxLength: 100 }) }),
-      response: withErrors({ 204: Type.Null() }, [404]),
+      response: withErrors({ 204: Type.Null() }, [404, 409]),
     },
   }, async (req, reply) => {
     await directUploadsOf(services).abort(principalOf(req).accountId, req.params.uploadId);
