@@ -54,9 +54,12 @@ test('cancel on an older server while another user\'s prompt runs: ours leaves t
   fake.prompts.get(theirs)!.state = 'running';
   fake.timing = { wait: 100_000, run: 1 };
   const ctl = new AbortController();
-  const p = run({ prompt: 'ours' }, {}, ctl.signal);
-  setTimeout(() => ctl.abort(new Error('stop it')), 80);
+  const submits = fake.submits.length;
   const interrupts = fake.interrupts.length;
+  const p = run({ prompt: 'ours' }, {}, ctl.signal);
+  // Cancel once ours is queued, however slow the machine (a fixed delay could cancel before the submit).
+  while (fake.submits.length === submits) await new Promise((r) => setTimeout(r, 5));
+  ctl.abort(new Error('stop it'));
   await assert.rejects(p, /stop it/);
   assert.equal(fake.interrupts.length, interrupts, 'no /interrupt: on this server it would stop their prompt');
   assert.equal(fake.prompts.get(theirs)!.state, 'running');
