@@ -19,6 +19,7 @@ import { WebhookSecretService } from '../events/secrets.js';
 import { DeliveryService } from '../events/deliveries.js';
 import { WorkflowService } from '../workflows/service.js';
 import { WorkflowRunService } from '../workflows/runService.js';
+import { ServerStreams } from '../keys/serverStreams.js';
 
 /** Builds the service objects of one process over one database: the composition root's first step. */
 export async function createServices(config: Config, db: Db, opts: { supervise?: boolean } = {}): Promise<Services> {
@@ -51,6 +52,7 @@ export async function createServices(config: Config, db: Db, opts: { supervise?:
     notifier,
     queue,
     files,
+    streams: new ServerStreams(db, { perKey: config.streamsPerKey, checkMs: config.streamKeyCheckMs }),
     nodeRuns,
     webhookSecrets: new WebhookSecretService(db),
     deliveries: new DeliveryService(db),
