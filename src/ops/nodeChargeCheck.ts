@@ -6,7 +6,7 @@ import { loadOperatorModels } from '../catalog/operatorModels.js';
 import type { Config } from '../config.js';
 import { mapFileRefs } from '../workflows/inputs.js';
 import { nodePrice } from '../workflows/nodeCharge.js';
-import { CHARGED_NODES } from '../workflows/queries.js';
+import { CHARGED_NODES } from '../runs/queries/nodes.js';
 
 export interface NodeChargeFinding {
   run_id: string;

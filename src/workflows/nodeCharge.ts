@@ -42,7 +42,7 @@ export type NodeHold = { ok: true; price: bigint } | { ok: false; price: bigint;
 /**
  * Moves the account's hold for a ready node to the node's price, inside the executor's transaction (the
  * run is locked). On success the caller records `price` as the node's hold in the statement that queues or
- * claims it (queries.ts QUEUE_NODE, CLAIM_READY_NODE), so the node row and the ledger agree when that
+ * claims it (runs/queries/nodes.ts claimNodeSql), so the node row and the ledger agree when that
  * transaction commits; on refusal nothing moves and the caller fails the node with INSUFFICIENT_CREDITS
  * (its hold is then released like any failed node's).
  */

@@ -7,7 +7,7 @@ import type { KeyClaim } from '../runs/idempotency.js';
 import { CHANNELS, notify } from '../db/notifier.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import { cursorTimeSql, decodeCursor, pageOf } from '../pagination.js';
+import { decodeCursor, pageOf } from '../pagination.js';
 import { release, reserve } from '../ledger/ledger.js';
 import { defaultMode, type Catalog } from '../catalog/catalog.js';
 import { parseWebhookConfig } from '../events/webhookConfig.js';
@@ -19,7 +19,8 @@ import { resolveRequestValues } from './inputs.js';
 import { estimateWorkflowNodes } from './nodeCharge.js';
 import type { WorkflowService } from './service.js';
 import type { Graph } from './types.js';
-import * as q from './queries.js';
+import * as nodeSql from '../runs/queries/nodes.js';
+import * as runSql from '../runs/queries/workflowRuns.js';
 
 
 const STATUSES = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'];
@@ -71,9 +72,9 @@ export class WorkflowRunService {
     const claim = c.idempotencyKey === undefined ? null : { accountId: c.accountId, key: c.idempotencyKey, scope: 'workflow-run' as const, requestHash };
     const once = await this.nodeRuns.createOnce(claim, () => this.db.tx(async (tx) => {
       const runId = newId('run');
-      const run = (await tx.query(q.INSERT_RUN, [runId, c.accountId, row.id, values, total, webhook, c.cancelAfterSeconds ?? null, graph])).rows[0];
+      const run = (await tx.query(runSql.INSERT_RUN, [runId, c.accountId, row.id, values, total, webhook, c.cancelAfterSeconds ?? null, graph])).rows[0];
       // Every node's row in one statement: a statement each made a 100-node run's creation a hundred round trips.
-      await tx.query(q.INSERT_NODE_RUNS, [runId, modelNodes.map((n) => n.id), modelNodes.map((n) => n.type), modelNodes.map((n) => n.subModelId ?? null), prices.map((p) => p.microcredits)]);
+      await tx.query(nodeSql.INSERT_NODE_RUNS, [runId, modelNodes.map((n) => n.id), modelNodes.map((n) => n.type), modelNodes.map((n) => n.subModelId ?? null), prices.map((p) => p.microcredits)]);
       // The balance row is locked before the key is claimed, as in a model run's creation (no deadlock between them).
       await reserve(tx, c.accountId, total, runId);
       if (claim) await this.nodeRuns.claimKey(tx, claim, runId);
@@ -87,17 +88,17 @@ export class WorkflowRunService {
 
   async get(accountId: string, runId: string): Promise<{ run: any; nodes: any[] }> {
     const run = await this.nodeRuns.get(accountId, runId, 'workflow');
-    const nodes = (await this.db.query(q.NODE_RUNS_OF, [[runId]])).rows;
+    const nodes = (await this.db.query(nodeSql.NODE_RUNS_OF, [[runId]])).rows;
     return { run, nodes };
   }
 
   /** The node rows of these runs (a list page's runs). */
   async nodesOf(runIds: string[]): Promise<any[]> {
-    return (await this.db.query(q.NODE_RUNS_OF, [runIds])).rows;
+    return (await this.db.query(nodeSql.NODE_RUNS_OF, [runIds])).rows;
   }
 
   async batch(accountId: string, ids: string[]): Promise<Array<{ run: any; nodes: any[] }>> {
-    const runs = (await this.db.query(q.RUNS_OF_ACCOUNT, [ids, accountId])).rows;
+    const runs = (await this.db.query(runSql.RUNS_OF_ACCOUNT, [ids, accountId])).rows;
     const nodes = await this.nodesOf(runs.map((r) => r.id));
     const order = new Map(ids.map((id, i) => [id, i]));
     return runs.sort((a, b) => order.get(a.id)! - order.get(b.id)!).map((run) => ({ run, nodes: nodes.filter((n) => n.run_id === run.id) }));
@@ -109,10 +110,7 @@ export class WorkflowRunService {
     const after = decodeCursor(f.cursor);
     const search = f.search?.replace(/[%_\\]/g, '\\$&') ?? null;
     const rows = (await this.db.query(
-      `SELECT *, ${cursorTimeSql('created_at')} AS cursor_at FROM runs WHERE account_id = $1 AND kind = 'workflow' AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR workflow_id = $3)
-         AND ($4::timestamptz IS NULL OR (created_at, id) < ($4, $5))
-         AND ($7::text IS NULL OR id = $8 OR workflow_id IN (SELECT w.id FROM workflows w WHERE (w.account_id = $1 OR w.account_id IS NULL) AND w.name ILIKE '%' || $7 || '%'))
-       ORDER BY created_at DESC, id DESC LIMIT $6`,
+      runSql.LIST_WORKFLOW_RUNS,
       [accountId, f.status ?? null, f.workflowId ?? null, after[0], after[1], f.limit + 1, search, f.search ?? null],
     )).rows;
     const { page, nextCursor } = pageOf(rows, f.limit, (r) => r.cursor_at);
@@ -127,18 +125,13 @@ export class WorkflowRunService {
 
   async cancelById(runId: string, reason: string): Promise<boolean> {
     return this.db.tx(async (tx) => {
-      const run = (await tx.query(`SELECT * FROM runs WHERE id = $1 FOR UPDATE`, [runId])).rows[0];
+      const run = (await tx.query(runSql.LOCK_ANY_RUN, [runId])).rows[0];
       if (!run || !['QUEUED', 'RUNNING'].includes(run.status)) return false;
-      const stopped = (await tx.query(
-        `UPDATE node_runs n SET status = 'CANCELED', finished_at = now(), lease_owner = NULL, reserved_microcredits = 0
-           FROM (SELECT node_id, status AS was, reserved_microcredits AS held FROM node_runs WHERE run_id = $1 FOR UPDATE) o
-          WHERE n.run_id = $1 AND n.node_id = o.node_id AND o.was IN ('PENDING', 'QUEUED', 'RUNNING')
-          RETURNING n.node_id, o.was, o.held`, [runId],
-      )).rows;
+      const stopped = (await tx.query(nodeSql.CANCEL_NODES, [runId])).rows;
       const held = stopped.reduce((s, r) => s + (r.held as bigint), 0n);
       await release(tx, run.account_id, held, runId, 'canceled');
-      const counts = (await tx.query(`SELECT count(*) FILTER (WHERE status = 'COMPLETED')::int AS c, count(*) FILTER (WHERE status = 'FAILED')::int AS f, COALESCE(sum(charged_microcredits), 0)::bigint AS charged FROM node_runs WHERE run_id = $1`, [runId])).rows[0];
-      await tx.query(`UPDATE runs SET status = 'CANCELED', error = $2, finished_at = now(), reserved_microcredits = 0, charged_microcredits = $3 WHERE id = $1`, [runId, reason, counts.charged]);
+      const counts = (await tx.query(nodeSql.NODE_COUNTS, [runId])).rows[0];
+      await tx.query(runSql.CANCEL_WORKFLOW_RUN, [runId, reason, counts.charged]);
       for (const r of stopped) if (r.was === 'RUNNING') await notify(tx, CHANNELS.cancel, `${runId}:${r.node_id}`);
       await recordEvent(tx, { accountId: run.account_id, runId, workflowId: run.workflow_id, ...runEndEvent({ status: 'CANCELED', completedNodes: counts.c, failedNodes: counts.f }), error: reason, webhook: run.webhook });
       await notify(tx, CHANNELS.runEnded, runId);
