@@ -151,7 +151,7 @@ export class ModelRunService {
 
   /** Resolves when the run has ended or `seconds` have passed (Prefer: wait). */
   async waitForEnd(runId: string, seconds: number): Promise<void> {
-    const ended = async () => ['COMPLETED', 'FAILED', 'CANCELED'].includes((await this.db.query(`SELECT status FROM runs WHERE id = $1`, [runId])).rows[0]?.status);
+    const ended = async () => ['COMPLETED', 'FAILED', 'CANCELED'].includes((await this.db.query(q.RUN_STATUS, [runId])).rows[0]?.status);
     let finish: () => void = () => {};
     const done = new Promise<void>((resolve) => (finish = resolve));
     const off = await this.notifier.subscribe(CHANNELS.runEnded, (id) => {

@@ -4,7 +4,7 @@ import type { AddEdgeBody, AddNodeBody, CreateWorkflowBody, ListWorkflowsQuery, 
 import type { Db } from '../db/pool.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
-import { cursorTimeSql, decodeCursor, pageOf } from '../pagination.js';
+import { decodeCursor, pageOf } from '../pagination.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { defaultMode, isMultiMode } from '../catalog/catalog.js';
 import type { ModeDef } from '../catalog/types.js';
@@ -14,6 +14,7 @@ import { portsOf, requestFieldsOf } from './ports.js';
 import { validateGraph, type ModeLookup } from './validate.js';
 import { columnOf, firstFreeRow, positionFor } from './layout.js';
 import { MAX_WORKFLOW_NODES, type Graph, type GraphEdge, type GraphNode, type NodeError } from './types.js';
+import * as q from './queries.js';
 
 /** A node as a request gives it (src/contract/workflows.ts); ids, labels and positions are filled in. */
 export type NodeInput = Static<typeof NodeInputSchema>;
@@ -113,7 +114,7 @@ export class WorkflowService {
     const graph: Graph = upgradeGraph({ nodes, edges: input.edges.map((e) => ({ ...e, id: e.id ?? newId('edge') })) });
     this.check(graph);
     const r = await this.db.query(
-      `INSERT INTO workflows (id, account_id, name, description, graph) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+      q.INSERT_WORKFLOW,
       [newId('wf'), accountId, input.name, input.description ?? '', graph],
     );
     return workflowView(r.rows[0]);
@@ -128,7 +129,7 @@ export class WorkflowService {
     const byId = WF_ID.test(idOrSlug);
     if (!byId && !SLUG.test(idOrSlug)) throw new AppError('NOT_FOUND', 'workflow not found');
     const row = (await tx.query(
-      `SELECT * FROM workflows WHERE ${byId ? 'id' : 'slug'} = $1 AND (account_id = $2 OR account_id IS NULL)${lock ? ' FOR UPDATE' : ''}`,
+      q.workflowByKeySql(byId, lock),
       [idOrSlug, accountId],
     )).rows[0];
     if (!row) throw new AppError('NOT_FOUND', 'workflow not found');
@@ -143,10 +144,7 @@ export class WorkflowService {
   async list(accountId: string, f: Static<typeof ListWorkflowsQuery>) {
     const after = decodeCursor(f.cursor);
     const rows = (await this.db.query(
-      `SELECT id, name, updated_at, ${cursorTimeSql('updated_at')} AS cursor_at, jsonb_array_length(graph->'nodes') AS node_count FROM workflows
-        WHERE account_id = $1 AND ($2::text IS NULL OR name ILIKE '%' || $2 || '%')
-          AND ($3::timestamptz IS NULL OR (updated_at, id) < ($3, $4))
-        ORDER BY updated_at DESC, id DESC LIMIT $5`,
+      q.LIST_WORKFLOWS,
       [accountId, f.search?.replace(/[%_\\]/g, '\\$&') ?? null, after[0], after[1], f.limit + 1],
     )).rows;
     const { page, nextCursor } = pageOf(rows, f.limit, (r) => r.cursor_at);
@@ -161,7 +159,7 @@ export class WorkflowService {
       const graph: Graph = structuredClone(row.graph);
       const result = await change(row, graph);
       this.check(graph);
-      const saved = (await tx.query(`UPDATE workflows SET graph = $2, name = $3, description = $4, updated_at = now() WHERE id = $1 RETURNING *`, [row.id, graph, row.name, row.description])).rows[0];
+      const saved = (await tx.query(q.SAVE_WORKFLOW, [row.id, graph, row.name, row.description])).rows[0];
       return { result, view: workflowView(saved) };
     });
   }
@@ -196,7 +194,7 @@ export class WorkflowService {
   async remove(accountId: string, id: string): Promise<void> {
     const row = await this.getRow(accountId, id);
     if (row.account_id === null) throw new AppError('FORBIDDEN', 'system workflows cannot be deleted');
-    await this.db.query(`DELETE FROM workflows WHERE id = $1 AND account_id = $2`, [row.id, accountId]);
+    await this.db.query(q.DELETE_WORKFLOW, [row.id, accountId]);
   }
 
   private resolveMode(nodeType: string, subModelId: string | undefined, mode: string | undefined) {
@@ -311,15 +309,14 @@ export class WorkflowService {
   async clearCache(accountId: string, idOrSlug: string): Promise<{ workflowId: string; cleared: number }> {
     const row = await this.getRow(accountId, idOrSlug);
     const r = await this.db.query(
-      `DELETE FROM node_cache c WHERE c.account_id = $1 AND (c.workflow_id = $2 OR c.cache_key IN (
-         SELECT nr.cache_key FROM node_runs nr JOIN runs r ON r.id = nr.run_id WHERE r.account_id = $1 AND r.workflow_id = $2 AND nr.cache_key IS NOT NULL))`,
+      q.CLEAR_WORKFLOW_CACHE,
       [accountId, row.id],
     );
     return { workflowId: row.id, cleared: r.rowCount ?? 0 };
   }
 
   async systemList() {
-    const rows = (await this.db.query(`SELECT * FROM workflows WHERE account_id IS NULL ORDER BY slug`)).rows;
+    const rows = (await this.db.query(q.SYSTEM_WORKFLOWS)).rows;
     return {
       items: rows.map((r) => {
         const v = workflowView(r);
@@ -335,7 +332,7 @@ export class WorkflowService {
   async duplicate(accountId: string, idOrSlug: string) {
     const row = await this.getRow(accountId, idOrSlug);
     const r = await this.db.query(
-      `INSERT INTO workflows (id, account_id, name, description, graph) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+      q.INSERT_WORKFLOW,
       [newId('wf'), accountId, `${row.name} (copy)`.slice(0, 200), row.description, copyGraph(row.graph)],
     );
     return workflowView(r.rows[0]);
