@@ -83,7 +83,7 @@ runs_x AS (
               ELSE r.charged_microcredits END::bigint AS charged,
          CASE WHEN r.kind = 'workflow' THEN (SELECT count(*) FROM node_runs n WHERE n.run_id = r.id AND n.charged_microcredits > 0)
               ELSE CASE WHEN r.status = 'COMPLETED' AND r.charged_microcredits > 0 THEN 1 ELSE 0 END END::int AS units,
-         -- A workflow reserves its estimate, then may reserve more once per node priced above its share (nodeCharge.ts).
+         -- A workflow reserves its estimate, then may reserve more once per node priced above its share (workflows/readyNode.ts).
          CASE WHEN r.kind = 'workflow' THEN 1 + (SELECT count(*) FROM node_runs n WHERE n.run_id = r.id) ELSE 1 END::int AS max_reserves
     FROM runs r)
 SELECT p.run_id, x.kind, x.status, p.reserves, x.max_reserves, p.captures, p.captured, x.charged, x.units, x.estimated_microcredits AS estimated

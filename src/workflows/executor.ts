@@ -14,13 +14,11 @@ import type { LeasedTaskRunner } from '../execution/leasedTask.js';
 import { renderOutput } from '../files/render.js';
 import type { RunObserver } from '../runs/observer.js';
 import { mapFileRefs } from './inputs.js';
-import { hasFiles, prepareNode } from './prepareNode.js';
-import { chargeReadyNode } from './nodeCharge.js';
+import { allEnded, chargeReadyNode, hasFiles, nextStep, prepareNode } from './readyNode.js';
 import type { GraphNode } from './types.js';
 import * as q from './queries.js';
 import * as nodeSql from '../runs/queries/nodes.js';
 import * as runSql from '../runs/queries/workflowRuns.js';
-import { allEnded, nextStep } from './readySet.js';
 import { runPlan, type RunPlan } from './runPlan.js';
 import { cachedOutput, fileShas, usableOutput } from './nodeCache.js';
 
@@ -213,7 +211,7 @@ export class WorkflowExecutor {
           outputs.set(node.id, hit);
           continue;
         }
-        // Charged the price of the input it actually runs with, held before it is queued (nodeCharge.ts).
+        // Charged the price of the input it actually runs with, held before it is queued (readyNode.ts chargeReadyNode).
         const charge = await chargeReadyNode(tx, { accountId: plan.accountId, runId, nodeId: node.id, held: state.held, mode, input });
         if (!charge.ok) {
           await end(node, state, 'FAILED', { error: charge.message, errorCode: charge.code, input: withRefs, cacheKey: key });
