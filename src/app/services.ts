@@ -14,7 +14,7 @@ import { createBlobStore } from '../files/stores.js';
 import { ModelRunService } from '../runs/service.js';
 import { stampEnqueued } from '../runs/sweeper.js';
 import { checkUrl, OutboundError } from '../net/urlGuard.js';
-import { AppError } from '../errors.js';
+import { fieldError } from '../errors.js';
 import { WebhookSecretService } from '../events/secrets.js';
 import { DeliveryService } from '../events/deliveries.js';
 import { WorkflowService } from '../workflows/service.js';
@@ -42,7 +42,7 @@ export async function createServices(config: Config, db: Db, opts: { supervise?:
       await checkUrl(url, { allowPrivate: config.allowPrivateUrls, allowHttp: true });
     } catch (err) {
       const message = err instanceof OutboundError ? err.message : `cannot resolve the host of ${url}`;
-      throw new AppError('VALIDATION_ERROR', `body.webhook.url ${message}`, { details: [{ path: 'body.webhook.url', message }] });
+      throw fieldError('webhook.url', message);
     }
   };
   const nodeRuns = new ModelRunService(db, catalog, queue, notifier, checkWebhookUrl);

@@ -5,7 +5,7 @@ import { canonicalJson } from '../canonicalJson.js';
 import type { Db, Queryable } from '../db/pool.js';
 import type { KeyClaim } from '../runs/idempotency.js';
 import { CHANNELS, notify } from '../db/notifier.js';
-import { AppError } from '../errors.js';
+import { AppError, FieldError } from '../errors.js';
 import { newId } from '../ids.js';
 import { decodeCursor, pageOf } from '../pagination.js';
 import { release, reserve } from '../ledger/ledger.js';
@@ -16,7 +16,7 @@ import { recordEvent } from '../events/outbox.js';
 import { runEndEvent } from '../events/runEnd.js';
 import type { JobQueue } from '../queue/queue.js';
 import { resolveRequestValues } from './inputs.js';
-import { estimateWorkflowNodes } from './nodeCharge.js';
+import { estimateWorkflowNodes } from './runEstimate.js';
 import type { WorkflowService } from './service.js';
 import type { Graph } from './types.js';
 import * as nodeSql from '../runs/queries/nodes.js';
@@ -64,7 +64,7 @@ export class WorkflowRunService {
       if (!a.available) throw new AppError('MODEL_UNAVAILABLE', `node ${n.id} (${n.type}) cannot run on this server: ${a.reason ?? 'unavailable'}. Nothing was charged.`);
     }
     // The same function as POST /v1/workflows/estimate-credits, over the same nodes: the run costs its estimate.
-    // Request-fed values are priced as given; values from other nodes at their defaults, until each node is ready (nodeCharge.ts).
+    // Request-fed values are priced as given; values from other nodes at their defaults, until each node is ready (readyNode.ts chargeReadyNode).
     const prices = estimateWorkflowNodes(this.catalog, graph, modelNodes, values);
     const total = prices.reduce((s, p) => s + BigInt(p.microcredits), 0n);
     const requestHash = crypto.createHash('sha256').update(canonicalJson({ workflowId: row.id, values: c.values ?? {}, webhook: c.webhook ?? null, graph })).digest('hex');
@@ -106,7 +106,7 @@ export class WorkflowRunService {
 
   /** `search` (MCP list_runs) matches the run id or its workflow's name. */
   async list(accountId: string, f: Static<typeof ListWorkflowRunsQuery> & { search?: string }) {
-    if (f.status !== undefined && !STATUSES.includes(f.status)) throw new AppError('VALIDATION_ERROR', `status must be one of ${STATUSES.join(', ')}`, { details: [{ path: 'query.status', message: 'is not a run status' }] });
+    if (f.status !== undefined && !STATUSES.includes(f.status)) throw new FieldError('VALIDATION_ERROR', `status must be one of ${STATUSES.join(', ')}`, false, [{ path: 'status', message: 'is not a run status' }]);
     const after = decodeCursor(f.cursor);
     const search = f.search?.replace(/[%_\\]/g, '\\$&') ?? null;
     const rows = (await this.db.query(

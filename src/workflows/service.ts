@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import type { Static } from '@sinclair/typebox';
 import type { AddEdgeBody, AddNodeBody, CreateWorkflowBody, ListWorkflowsQuery, NodeInputSchema, PatchNodeBody, PatchWorkflowBody, QuickCreateWorkflowBody } from '../contract/workflows.js';
 import type { Db } from '../db/pool.js';
-import { AppError, type ErrorDetail } from '../errors.js';
+import { AppError, asFieldErrors, FieldError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
 import { decodeCursor, pageOf } from '../pagination.js';
 import type { Catalog } from '../catalog/catalog.js';
@@ -199,13 +199,13 @@ export class WorkflowService {
 
   private resolveMode(nodeType: string, subModelId: string | undefined, mode: string | undefined) {
     const model = this.catalog.model(nodeType);
-    if (!model) throw new AppError('MODEL_NOT_FOUND', `Unknown model "${nodeType}"`, { details: [{ path: 'body.nodeType', message: 'is not a model' }] });
+    if (!model) throw new FieldError('MODEL_NOT_FOUND', `Unknown model "${nodeType}"`, false, [{ path: 'nodeType', message: 'is not a model' }]);
     if (model.deprecated) throw new AppError('MODEL_DEPRECATED', `${nodeType} is retired; use ${model.deprecated.replacement}`);
     const wanted = subModelId ?? mode;
     if (wanted === undefined) return { model, mode: defaultMode(model) };
     // `mode` may name a subModelId or a sub-model's fine category.
     const found = model.modes.find((m) => m.subModelId === wanted) ?? (mode !== undefined ? model.modes.find((m) => m.category === mode) : undefined);
-    if (!found) throw new AppError('VALIDATION_ERROR', `${nodeType} has no mode "${wanted}"; it has ${model.modes.map((m) => m.subModelId).join(', ')}`, { details: [{ path: subModelId !== undefined ? 'body.subModelId' : 'body.mode', message: 'is not a mode of this model' }] });
+    if (!found) throw new FieldError('VALIDATION_ERROR', `${nodeType} has no mode "${wanted}"; it has ${model.modes.map((m) => m.subModelId).join(', ')}`, false, [{ path: subModelId !== undefined ? 'subModelId' : 'mode', message: 'is not a mode of this model' }]);
     return { model, mode: found };
   }
 
@@ -230,7 +230,7 @@ export class WorkflowService {
       const column = b.column ?? 1;
       // The Response node does not take a row: it moves to the right of the last node (below).
       const position = b.position ?? positionFor(column, b.row ?? firstFreeRow(column, graph.nodes.filter((n) => n.type !== 'response').map((n) => n.position)));
-      const data = this.catalog.validateInput(mode, b.inputs ?? {}, { path: 'body.inputs', partial: true });
+      const data = asFieldErrors('inputs', () => this.catalog.validateInput(mode, b.inputs ?? {}, { path: 'inputs', partial: true }));
       // Only what the caller set is stored; defaults apply at run time.
       for (const k of Object.keys(data)) if (!(b.inputs && k in b.inputs)) delete data[k];
       const node: GraphNode = { id: newId('node'), type: model.nodeType, subModelId: isMultiMode(model) ? mode.subModelId : null, label: b.label ?? model.name, position, data };
@@ -246,7 +246,7 @@ export class WorkflowService {
       const node = graph.nodes.find((n) => n.id === nodeId);
       if (!node) throw new AppError('NOT_FOUND', `node ${nodeId} not found in this workflow`);
       if (node.type === 'request' || node.type === 'response') {
-        if (b.inputs || b.subModelId || b.mode) throw new AppError('VALIDATION_ERROR', `the ${node.type} node has no inputs to set`, { details: [{ path: 'body.inputs', message: 'not allowed on this node' }] });
+        if (b.inputs || b.subModelId || b.mode) throw new FieldError('VALIDATION_ERROR', `the ${node.type} node has no inputs to set`, false, [{ path: 'inputs', message: 'not allowed on this node' }]);
       } else {
         let mode = this.modeOf(node)!;
         if (b.subModelId !== undefined || b.mode !== undefined) {
@@ -259,7 +259,7 @@ export class WorkflowService {
             if (v === null) delete merged[k];
             else merged[k] = v;
           }
-          this.catalog.validateInput(mode, merged, { path: 'body.inputs', partial: true });
+          asFieldErrors('inputs', () => this.catalog.validateInput(mode, merged, { path: 'inputs', partial: true }));
           node.data = merged;
         }
       }
@@ -275,7 +275,7 @@ export class WorkflowService {
     await this.mutate(accountId, id, (_row, graph) => {
       const node = graph.nodes.find((n) => n.id === nodeId);
       if (!node) throw new AppError('NOT_FOUND', `node ${nodeId} not found in this workflow`);
-      if (node.type === 'request' || node.type === 'response') throw new AppError('VALIDATION_ERROR', `the ${node.type} node cannot be deleted`, { details: [{ path: 'params.nodeId', message: 'is a built-in node' }] });
+      if (node.type === 'request' || node.type === 'response') throw new FieldError('VALIDATION_ERROR', `the ${node.type} node cannot be deleted`, false, [{ path: 'nodeId', message: 'is a built-in node' }]);
       graph.nodes = graph.nodes.filter((n) => n.id !== nodeId);
       graph.edges = graph.edges.filter((e) => e.source !== nodeId && e.target !== nodeId);
     });
