@@ -63,3 +63,47 @@ export class AppError extends Error {
 export function validationError(path: string, message: string): AppError {
   return new AppError('VALIDATION_ERROR', `${path} ${message}`, { details: [{ path, message }] });
 }
+
+/** Where a request sent a field: the transport's word, which services do not speak. */
+export type FieldPlace = 'body' | 'query' | 'params' | 'headers';
+
+/**
+ * An error about fields of a service's arguments, named as the service knows them (`values.req.prompt`,
+ * `cursor`), not as HTTP sent them: the transport that called the service says where each was sent
+ * (placeFields), so the answer reads `body.values.req.prompt` as before. `named`: the message names the
+ * first field (and placing it names it in full there too).
+ */
+export class FieldError extends AppError {
+  constructor(code: ErrorCode, message: string, readonly named: boolean, details: ErrorDetail[], opts: { extra?: Record<string, unknown>; headers?: Record<string, string> } = {}) {
+    super(code, message, { ...opts, details });
+  }
+}
+
+/** A field error whose message opens with the field: `${field} ${message}` (as validationError). */
+export function fieldError(field: string, message: string): FieldError {
+  return new FieldError('VALIDATION_ERROR', `${field} ${message}`, true, [{ path: field, message }]);
+}
+
+/**
+ * The AppErrors `fn` throws about fields under `root` (a catalog check handed `{ path: root }`) become
+ * FieldErrors, so the transport places them; others pass as they are.
+ */
+export function asFieldErrors<T>(root: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    const first = err instanceof AppError && !(err instanceof FieldError) ? err.details?.[0]?.path : undefined;
+    if (first === undefined || (first !== root && !first.startsWith(`${root}.`) && !first.startsWith(`${root}[`))) throw err;
+    const e = err as AppError;
+    throw new FieldError(e.code, e.message, e.message.includes(first), e.details!, { extra: e.extra, headers: e.headers });
+  }
+}
+
+/** A FieldError as the transport answers it: each field prefixed with where it was sent; other errors unchanged. */
+export function placeFields(err: unknown, placeOf: (field: string) => FieldPlace): unknown {
+  if (!(err instanceof FieldError)) return err;
+  const at = (path: string) => `${placeOf(path.split(/[.[]/)[0]!)}.${path}`;
+  const first = err.details?.[0]?.path;
+  const message = err.named && first !== undefined ? err.message.replace(first, at(first)) : err.message;
+  return new AppError(err.code, message, { details: err.details?.map((d) => ({ ...d, path: at(d.path) })), extra: err.extra, headers: err.headers });
+}

@@ -1,4 +1,4 @@
-import { AppError } from './errors.js';
+import { FieldError } from './errors.js';
 
 /**
  * Keyset cursors for lists ordered by (time DESC, id DESC): opaque base64url of [time, id]. Pure.
@@ -33,7 +33,7 @@ export function decodeCursor(cursor: string | undefined): [string, string] | [nu
     if (Number.isNaN(at.getTime())) throw new Error('bad cursor');
     return [at.toISOString(), id];
   } catch {
-    throw new AppError('VALIDATION_ERROR', 'cursor is not one this API returned', { details: [{ path: 'query.cursor', message: 'is invalid' }] });
+    throw new FieldError('VALIDATION_ERROR', 'cursor is not one this API returned', false, [{ path: 'cursor', message: 'is invalid' }]);
   }
 }
 

@@ -15,6 +15,7 @@ import type { WebhookSecretService } from './events/secrets.js';
 import type { DeliveryService } from './events/deliveries.js';
 import type { WorkflowService } from './workflows/service.js';
 import type { WorkflowRunService } from './workflows/runService.js';
+import type { ServerStreams } from './keys/serverStreams.js';
 
 /**
  * The service objects a process needs, built once over one database (src/app/services.ts builds them).
@@ -38,6 +39,8 @@ export interface Services {
   deliveries: DeliveryService;
   workflows: WorkflowService;
   workflowRuns: WorkflowRunService;
+  /** This server's open event streams (their keys' caps and checks), ended at shutdown. */
+  streams: ServerStreams;
   /** Origin written into URLs handed out: PUBLIC_URL, else where this process listens. */
   publicUrl(): string;
   setListenUrl(url: string): void;

@@ -81,7 +81,7 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
     const tasks = new LeasedTaskRunner(log, { leaseSeconds: config.runLeaseSeconds, tmpRoot: path.join(config.dataDir, 'tmp') });
     const workerId = newId('wrk');
     const executor = new WorkflowExecutor(database.db, services.catalog, runner, services.files, services.queue, log, tasks, workerId, {
-      leaseSeconds: config.runLeaseSeconds, publicUrl: services.publicUrl, metrics,
+      leaseSeconds: config.runLeaseSeconds, metrics,
     });
     const modelRunExecutor = new ModelRunExecutor(database.db, runner, services.files, services.queue, tasks, workerId, { leaseSeconds: config.runLeaseSeconds, metrics });
     const dispatcher = new JobDispatcher(database.db, services.queue, services.notifier, tasks, {

@@ -14,11 +14,12 @@ import { createBlobStore } from '../files/stores.js';
 import { ModelRunService } from '../runs/service.js';
 import { stampEnqueued } from '../runs/sweeper.js';
 import { checkUrl, OutboundError } from '../net/urlGuard.js';
-import { AppError } from '../errors.js';
+import { fieldError } from '../errors.js';
 import { WebhookSecretService } from '../events/secrets.js';
 import { DeliveryService } from '../events/deliveries.js';
 import { WorkflowService } from '../workflows/service.js';
 import { WorkflowRunService } from '../workflows/runService.js';
+import { ServerStreams } from '../keys/serverStreams.js';
 
 /** Builds the service objects of one process over one database: the composition root's first step. */
 export async function createServices(config: Config, db: Db, opts: { supervise?: boolean } = {}): Promise<Services> {
@@ -41,7 +42,7 @@ export async function createServices(config: Config, db: Db, opts: { supervise?:
       await checkUrl(url, { allowPrivate: config.allowPrivateUrls, allowHttp: true });
     } catch (err) {
       const message = err instanceof OutboundError ? err.message : `cannot resolve the host of ${url}`;
-      throw new AppError('VALIDATION_ERROR', `body.webhook.url ${message}`, { details: [{ path: 'body.webhook.url', message }] });
+      throw fieldError('webhook.url', message);
     }
   };
   const nodeRuns = new ModelRunService(db, catalog, queue, notifier, checkWebhookUrl);
@@ -51,6 +52,7 @@ export async function createServices(config: Config, db: Db, opts: { supervise?:
     notifier,
     queue,
     files,
+    streams: new ServerStreams(db, { perKey: config.streamsPerKey, checkMs: config.streamKeyCheckMs }),
     nodeRuns,
     webhookSecrets: new WebhookSecretService(db),
     deliveries: new DeliveryService(db),

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
-import { AppError, type ErrorDetail } from '../errors.js';
+import { AppError, placeFields, type ErrorDetail, type FieldPlace } from '../errors.js';
 import { isConnectionError } from '../db/pool.js';
 
 // What a failed request becomes (an AppError with the spec's code) and how it is logged. Shared by the API
@@ -41,8 +41,19 @@ const FASTIFY_CODES: Record<string, [AppError['code'], string?]> = {
   FST_ERR_ASYNC_CONSTRAINT: ['VALIDATION_ERROR'],
 };
 
-export function toAppError(err: FastifyError & { validationContext?: string }): AppError {
-  if (err instanceof AppError) return err;
+/**
+ * Where a request sent each field a service's FieldError names: a path parameter, a query parameter, or
+ * else the body. Services name fields without knowing (errors.ts FieldError); HTTP says.
+ */
+export function requestPlaces(req: FastifyRequest): (field: string) => FieldPlace {
+  const params = (req.params ?? {}) as Record<string, unknown>;
+  const query = (req.query ?? {}) as Record<string, unknown>;
+  return (field) => (Object.hasOwn(params, field) ? 'params' : Object.hasOwn(query, field) ? 'query' : 'body');
+}
+
+/** The error a request is answered with; `req` places a service's field errors (requestPlaces). */
+export function toAppError(err: FastifyError & { validationContext?: string }, req?: FastifyRequest): AppError {
+  if (err instanceof AppError) return req ? placeFields(err, requestPlaces(req)) as AppError : err;
   if (err.validation) {
     const details = detailsFromValidation(err.validationContext ?? 'body', err.validation as AjvLikeError[]);
     const first = details[0];

@@ -6,8 +6,8 @@ import { guardedFetch, OutboundError } from '../net/urlGuard.js';
 import { deliveryHeaders } from './signing.js';
 import { delayBeforeAttempt } from './retrySchedule.js';
 import type { WebhookSecretService } from './secrets.js';
-import { RELEASE_CLAIMS } from './queries.js';
-import { CLAIM_FAIR, CLAIM_LOCK, countsAsFailure, destinationOf, OPEN_CIRCUIT, openSecondsAfter, RECORD_DELIVERED_AND_HAND_ON, RECORD_FAILURE, RECORD_SUCCESS } from './fairDelivery.js';
+import { CLAIM_FAIR, CLAIM_LOCK, FINISH_ATTEMPT, OPEN_CIRCUIT, RECORD_ATTEMPT, RECORD_DELIVERED_AND_HAND_ON, RECORD_FAILURE, RECORD_SUCCESS, RELEASE_CLAIMS } from './queries.js';
+import { countsAsFailure, destinationOf, openSecondsAfter } from './fairDelivery.js';
 
 /** Sends one HTTP POST; resolves with the status code, rejects on network errors and time-outs. */
 export type PostFn = (url: string, headers: Record<string, string>, body: string, timeoutMs: number) => Promise<number>;
@@ -24,15 +24,6 @@ export interface DelivererOptions {
   /** Told of every attempt's outcome (metrics). */
   onAttempt?: (outcome: 'delivered' | 'retry' | 'failed') => void;
 }
-
-// Once per (delivery, attempt): recording is retried when the connection drops, and may have committed.
-const RECORD_ATTEMPT = `INSERT INTO webhook_attempts (delivery_id, attempt, status_code, latency_ms, error)
-  SELECT $1::bigint, $2::int, $3::int, $4::int, $5::text WHERE NOT EXISTS (SELECT 1 FROM webhook_attempts WHERE delivery_id = $1 AND attempt = $2)`;
-
-const FINISH = `UPDATE webhook_deliveries SET status = $3, next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + make_interval(secs => $4) END,
-    claimed_by = NULL, claimed_until = NULL, last_status_code = $5, last_error = $6,
-    delivered_at = CASE WHEN $3 = 'delivered' THEN now() ELSE delivered_at END
-  WHERE id = $1 AND claimed_by = $2`;
 
 /**
  * The webhook deliverer role: sends due deliveries signed with the account's secret(s), any 2xx is
@@ -173,7 +164,7 @@ export class Deliverer {
     }
     await retryOnConnectionLoss(() => this.db.tx(async (tx) => {
       await tx.query(RECORD_ATTEMPT, [d.id, d.attempts, status ?? null, latency, error ?? null]);
-      await tx.query(FINISH, [d.id, this.id, outcome, delay, status ?? null, error ?? null]);
+      await tx.query(FINISH_ATTEMPT, [d.id, this.id, outcome, delay, status ?? null, error ?? null]);
       // The destination's circuit (fairDelivery.ts): an answer that says the receiver is well closes it.
       if (permanent) return;
       if (!countsAsFailure(status)) await tx.query(RECORD_SUCCESS, [destination]);

@@ -3,7 +3,7 @@ import type { ListDeliveriesQuery } from '../contract/webhooks.js';
 import type { Db } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
 import { rowOf, rowsOf } from '../db/typed.js';
-import { AppError } from '../errors.js';
+import { AppError, FieldError } from '../errors.js';
 import * as q from './queries.js';
 import type { WebhookConfig } from './types.js';
 
@@ -15,9 +15,9 @@ export class DeliveryService {
 
   async list(accountId: string, f: Static<typeof ListDeliveriesQuery>) {
     if (f.status !== undefined && !STATUSES.includes(f.status)) {
-      throw new AppError('VALIDATION_ERROR', `status must be one of ${STATUSES.join(', ')}`, { details: [{ path: 'query.status', message: 'is not a delivery status' }] });
+      throw new FieldError('VALIDATION_ERROR', `status must be one of ${STATUSES.join(', ')}`, false, [{ path: 'status', message: 'is not a delivery status' }]);
     }
-    if (f.cursor !== undefined && !/^\d{1,18}$/.test(f.cursor)) throw new AppError('VALIDATION_ERROR', 'cursor is not one this API returned', { details: [{ path: 'query.cursor', message: 'is invalid' }] });
+    if (f.cursor !== undefined && !/^\d{1,18}$/.test(f.cursor)) throw new FieldError('VALIDATION_ERROR', 'cursor is not one this API returned', false, [{ path: 'cursor', message: 'is invalid' }]);
     const rows = await rowsOf<DeliveryRow>(this.db, q.DELIVERY_PAGE, [accountId, f.runId ?? null, f.status ?? null, f.cursor ?? null, f.limit + 1]);
     const page = rows.slice(0, f.limit);
     return {
@@ -36,7 +36,7 @@ export class DeliveryService {
     return this.db.tx(async (tx) => {
       const e = await rowOf<{ event_id: string; run_id: string; webhook: WebhookConfig | null }>(tx, q.EVENT_WITH_WEBHOOK, [eventId, accountId]);
       if (!e) throw new AppError('NOT_FOUND', 'event not found');
-      if (!e.webhook?.url) throw new AppError('VALIDATION_ERROR', 'the run of this event has no webhook to deliver to', { details: [{ path: 'params.eventId', message: 'has no webhook' }] });
+      if (!e.webhook?.url) throw new FieldError('VALIDATION_ERROR', 'the run of this event has no webhook to deliver to', false, [{ path: 'eventId', message: 'has no webhook' }]);
       const d = (await rowOf<{ id: string }>(tx, q.INSERT_DELIVERY, [e.event_id, accountId, e.run_id, e.webhook.url, e.webhook.headers ?? null]))!;
       // Deliveries of one run go out in order, so a replay waits behind the run's deliveries still retrying
       // (a backoff of minutes). "Send again now" means now: those earlier ones come due at once too.

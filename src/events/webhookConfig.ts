@@ -1,12 +1,11 @@
-import { AppError, type ErrorDetail } from '../errors.js';
+import { fieldError } from '../errors.js';
 import { EVENT_TYPES, type EventType, type WebhookConfig } from './types.js';
 
 const FORBIDDEN_HEADERS = /^(content-type|content-length|host|connection|transfer-encoding|webhook-(id|timestamp|signature)|svix-(id|timestamp|signature)|hook-(id|timestamp|signature))$/i;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 
 function fail(path: string, message: string): never {
-  const details: ErrorDetail[] = [{ path, message }];
-  throw new AppError('VALIDATION_ERROR', `${path} ${message}`, { details });
+  throw fieldError(path, message);
 }
 
 /**
@@ -14,7 +13,7 @@ function fail(path: string, message: string): never {
  * names against what the run kind emits, metadata size and extra headers. Whether the URL's host is a
  * public address is checked separately (it needs DNS). Pure.
  */
-export function parseWebhookConfig(raw: unknown, supported: readonly EventType[], path = 'body.webhook'): WebhookConfig | null {
+export function parseWebhookConfig(raw: unknown, supported: readonly EventType[], path = 'webhook'): WebhookConfig | null {
   if (raw === undefined || raw === null) return null;
   if (typeof raw !== 'object' || Array.isArray(raw)) fail(path, 'must be an object');
   const w = raw as Record<string, unknown>;

@@ -12,6 +12,7 @@ import { contentDisposition } from './servePolicy.js';
 
 export { fileRecordOf, type FileRecord } from './record.js';
 import { fileRecordOf, type FileRecord } from './record.js';
+import * as q from './queries.js';
 
 /** What run outputs show of a file (the `files[]` of src/contract/runs.ts). */
 export interface FileView {
@@ -47,8 +48,8 @@ export class FileService {
   /** The URL-signing key, shared by every process through the database (created once). */
   async key(): Promise<Buffer> {
     if (this.signingKey) return this.signingKey;
-    await this.db.query(`INSERT INTO server_secrets (name, value) VALUES ('file_url_key', $1) ON CONFLICT DO NOTHING`, [crypto.randomBytes(32)]);
-    this.signingKey = (await this.db.query(`SELECT value FROM server_secrets WHERE name = 'file_url_key'`)).rows[0].value as Buffer;
+    await this.db.query(q.CREATE_URL_KEY, [crypto.randomBytes(32)]);
+    this.signingKey = (await this.db.query(q.URL_KEY)).rows[0].value as Buffer;
     return this.signingKey;
   }
 
@@ -85,8 +86,7 @@ export class FileService {
    */
   async register(tx: Queryable, accountId: string, f: Omit<FileOutput, 'kind' | 'data' | 'path'> & { sha256: string; bytes: number }, runId: string | null): Promise<FileRecord> {
     const r = await tx.query(
-      `INSERT INTO files (id, account_id, sha256, content_type, bytes, filename, width, height, duration_seconds, run_id, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $11::int > 0 THEN now() + make_interval(secs => $11) END) RETURNING *`,
+      q.INSERT_FILE,
       [newId('file'), accountId, f.sha256, f.contentType, f.bytes, f.filename ?? null, f.width ?? null, f.height ?? null,
         f.durationSeconds ?? null, runId, this.opts.retentionSeconds],
     );
@@ -105,9 +105,9 @@ export class FileService {
     const client = await this.db.pool.connect();
     try {
       await client.query('BEGIN');
-      await client.query(`SELECT pg_advisory_xact_lock(hashtext('file_quota:' || $1))`, [accountId]);
+      await client.query(q.LOCK_QUOTA, [accountId]);
       await this.checkLimits(client, accountId, bytes, null);
-      await client.query(`INSERT INTO file_reservations (id, account_id, bytes, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4))`, [id, accountId, bytes, ttlSeconds]);
+      await client.query(q.RESERVE_BYTES, [id, accountId, bytes, ttlSeconds]);
       await client.query('COMMIT');
       return id;
     } catch (err) {
@@ -119,7 +119,7 @@ export class FileService {
   }
 
   async release(reservationId: string, tx: Queryable = this.db): Promise<void> {
-    await tx.query(`DELETE FROM file_reservations WHERE id = $1`, [reservationId]);
+    await tx.query(q.DROP_RESERVATION, [reservationId]);
   }
 
   /** The limits `save` enforces before a byte is written. */
@@ -127,7 +127,7 @@ export class FileService {
     const perMinute = this.opts.uploadsPerMinute ?? 0;
     if (runId === null && perMinute > 0) {
       const recent: number = (await tx.query(
-        `SELECT count(*)::int AS n FROM files WHERE account_id = $1 AND run_id IS NULL AND created_at > now() - interval '1 minute'`, [accountId],
+        q.RECENT_UPLOADS, [accountId],
       )).rows[0].n;
       if (recent >= perMinute) {
         throw new AppError('RATE_LIMITED', `at most ${perMinute} uploads a minute; try again shortly`, { headers: { 'retry-after': '60' } });
@@ -153,8 +153,7 @@ export class FileService {
   async usedBytes(accountId: string, tx: Queryable = this.db): Promise<number> {
     // Uploads still arriving hold their room (file_reservations) until they are stored or given up.
     return Number((await tx.query(
-      `SELECT (SELECT COALESCE(sum(bytes), 0) FROM files WHERE account_id = $1 AND (expires_at IS NULL OR expires_at > now()))
-            + (SELECT COALESCE(sum(bytes), 0) FROM file_reservations WHERE account_id = $1 AND expires_at > now()) AS used`, [accountId],
+      q.USED_BYTES, [accountId],
     )).rows[0].used);
   }
 
@@ -164,15 +163,15 @@ export class FileService {
    */
   async remove(accountId: string, id: string): Promise<void> {
     if (!/^file_[0-9A-Za-z]{1,40}$/.test(id)) throw new AppError('NOT_FOUND', 'file not found');
-    const gone = (await this.db.query(`DELETE FROM files WHERE id = $1 AND account_id = $2 RETURNING sha256`, [id, accountId])).rows[0];
+    const gone = (await this.db.query(q.DELETE_FILE, [id, accountId])).rows[0];
     if (!gone) throw new AppError('NOT_FOUND', 'file not found');
-    const still = (await this.db.query(`SELECT 1 FROM files WHERE sha256 = $1 LIMIT 1`, [gone.sha256])).rowCount;
+    const still = (await this.db.query(q.BLOB_IN_USE, [gone.sha256])).rowCount;
     if (!still) await this.blobs.remove(gone.sha256);
   }
 
   async get(id: string, tx: Queryable = this.db): Promise<FileRecord | undefined> {
     if (!/^file_[0-9A-Za-z]{1,40}$/.test(id)) return undefined;
-    const r = await tx.query(`SELECT * FROM files WHERE id = $1 AND (expires_at IS NULL OR expires_at > now())`, [id]);
+    const r = await tx.query(q.LIVE_FILE, [id]);
     return r.rows[0] ? fileRecordOf(r.rows[0]) : undefined;
   }
 
@@ -190,7 +189,12 @@ export class FileService {
 
   /** A URL of the file that does not expire: it downloads with the owner's key, and the owner's runs take it as an input. */
   stableUrl(file: FileRecord): string {
-    return `${this.opts.publicUrl()}/v1/files/${file.id}`;
+    return this.stableUrlOf(file.id);
+  }
+
+  /** stableUrl by the file's id alone (a workflow node's input holds file references as ids). */
+  stableUrlOf(fileId: string): string {
+    return `${this.opts.publicUrl()}/v1/files/${fileId}`;
   }
 
   async signedUrl(file: FileRecord): Promise<string> {
@@ -243,8 +247,7 @@ export class FileService {
    */
   async missingBlobs(limit = 10_000): Promise<Array<{ sha256: string; files: string[]; accountId: string }>> {
     const rows = (await this.db.query(
-      `SELECT sha256, array_agg(id ORDER BY id) AS ids, min(account_id) AS account_id, max(created_at) AS newest FROM files
-        WHERE expires_at IS NULL OR expires_at > now() GROUP BY sha256 ORDER BY newest DESC LIMIT $1`, [limit],
+      q.LIVE_BLOBS, [limit],
     )).rows as Array<{ sha256: string; ids: string[]; account_id: string }>;
     const missing: Array<{ sha256: string; files: string[]; accountId: string }> = [];
     for (let i = 0; i < rows.length; i += 16) {
@@ -259,13 +262,13 @@ export class FileService {
 
   /** Deletes expired rows, then blobs no row refers to any more. Returns counts. */
   async sweep(): Promise<{ files: number; blobs: number }> {
-    await this.db.query(`DELETE FROM file_reservations WHERE expires_at <= now()`);
+    await this.db.query(q.DROP_EXPIRED_RESERVATIONS);
     // Direct uploads never completed: their incoming objects are the bucket's lifecycle rule's (docs/deploy.md).
-    await this.db.query(`DELETE FROM direct_uploads WHERE expires_at <= now()`);
-    const gone = (await this.db.query(`DELETE FROM files WHERE expires_at IS NOT NULL AND expires_at <= now() RETURNING sha256`)).rows.map((r) => r.sha256 as string);
+    await this.db.query(q.DROP_EXPIRED_DIRECT_UPLOADS);
+    const gone = (await this.db.query(q.DROP_EXPIRED_FILES)).rows.map((r) => r.sha256 as string);
     let blobs = 0;
     for (const sha of new Set(gone)) {
-      const still = (await this.db.query(`SELECT 1 FROM files WHERE sha256 = $1 LIMIT 1`, [sha])).rowCount;
+      const still = (await this.db.query(q.BLOB_IN_USE, [sha])).rowCount;
       if (!still) {
         await this.blobs.remove(sha);
         blobs++;

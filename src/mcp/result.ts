@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { AppError } from '../errors.js';
+import { AppError, placeFields, type FieldPlace } from '../errors.js';
 
 /** What a tool answers: the text a model reads and the same facts as structuredContent for programs. */
 export interface ToolAnswer {
@@ -10,13 +10,22 @@ export interface ToolAnswer {
 }
 
 /**
+ * Where the REST route a tool mirrors takes each field a service's FieldError names: a list's cursor and
+ * status filter as query parameters, everything else in the body (so a tool names fields as the API does).
+ */
+export function toolPlaces(field: string): FieldPlace {
+  return field === 'cursor' || field === 'status' ? 'query' : 'body';
+}
+
+/**
  * Service errors become MCP tool errors (isError: true) carrying the spec's code, message and field
  * details, so the model sees what to fix and the transport never sees a throw. Anything that is not an
  * AppError is reported as INTERNAL without internals (and passed to onInternal for logging).
  */
 export function errorResult(err: unknown, onInternal?: (err: unknown) => void): CallToolResult {
   if (!(err instanceof AppError)) onInternal?.(err);
-  const e = err instanceof AppError ? err : new AppError('INTERNAL', 'Internal error');
+  const placed = placeFields(err, toolPlaces);
+  const e = placed instanceof AppError ? placed : new AppError('INTERNAL', 'Internal error');
   const body: Record<string, unknown> = { error: e.message, code: e.code, ...(e.extra ?? {}) };
   if (e.details) body.details = e.details;
   return { isError: true, content: [{ type: 'text', text: `${e.code}: ${e.message}\n${JSON.stringify(body)}` }], structuredContent: body };

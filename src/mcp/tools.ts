@@ -72,7 +72,7 @@ export function registerTools(server: McpServer, services: Services, principal: 
   server.registerTool('get_balance', {
     description: 'Credit balance of the key\'s account in microcredits. Same JSON as GET /v1/credits/balance.',
     inputSchema: {},
-  }, () => toolCall(() => balanceView(services, principal)));
+  }, () => toolCall(() => balanceView(services.credits, principal)));
 
   server.registerTool('run_model', {
     description: 'Start a standalone model run: validates input against the model schema, reserves the cost and queues it. Returns { runId, status, estimatedCredits }; poll get_run until status is COMPLETED, FAILED or CANCELED.',

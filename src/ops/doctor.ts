@@ -1,6 +1,6 @@
 import type { Db } from '../db/pool.js';
 import type { FileService } from '../files/service.js';
-import { CHECKS, LIVE_JOBS, type CheckId } from './doctorChecks.js';
+import { CHECKS, LIVE_JOBS, NO_JOBS, QUEUE_PRESENT, TOTALS, type CheckId } from './queries.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { checkNodeCharges } from './nodeChargeCheck.js';
 
@@ -26,10 +26,9 @@ export async function runDoctor(db: Db, opts: { stuckAfterSeconds: number; files
   const client = await db.pool.connect();
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const hasQueue = (await client.query(`SELECT to_regclass('pgboss.job') IS NOT NULL AS present`)).rows[0].present as boolean;
-    const jobs = hasQueue ? LIVE_JOBS : `SELECT NULL::text AS run_id, NULL::text AS node_id WHERE false`;
-    const totals = (await client.query(`SELECT (SELECT count(*) FROM accounts)::int AS accounts, (SELECT count(*) FROM runs)::int AS runs,
-      (SELECT count(*) FROM ledger_entries)::int AS ledger_entries`)).rows[0];
+    const hasQueue = (await client.query(QUEUE_PRESENT)).rows[0].present as boolean;
+    const jobs = hasQueue ? LIVE_JOBS : NO_JOBS;
+    const totals = (await client.query(TOTALS)).rows[0];
     const findings: Finding[] = [];
     const checks: DoctorReport['checks'] = [];
     for (const check of CHECKS) {

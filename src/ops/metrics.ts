@@ -1,14 +1,11 @@
 import client from 'prom-client';
 import type { Queryable } from '../db/pool.js';
+import { ACTIVE_RUNS, PENDING_DELIVERIES } from './queries.js';
 
-export type RunKind = 'node' | 'workflow' | 'workflow_node';
+import type { RunKind, RunObserver } from '../runs/observer.js';
+
+export type { RunKind };
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failed';
-
-const ACTIVE = `
-SELECT kind, status, count(*)::int AS n FROM runs WHERE status IN ('QUEUED', 'RUNNING') GROUP BY kind, status
-UNION ALL
-SELECT 'workflow_node', status, count(*)::int FROM node_runs WHERE status IN ('QUEUED', 'RUNNING') GROUP BY status`;
-const PENDING_DELIVERIES = `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`;
 
 const KINDS: RunKind[] = ['node', 'workflow', 'workflow_node'];
 
@@ -18,7 +15,7 @@ const KINDS: RunKind[] = ['node', 'workflow', 'workflow_node'];
  * parts of this process; the run and delivery gauges are read from PostgreSQL at scrape time, so they
  * describe the whole deployment, not this process (aggregate them with max, not sum).
  */
-export class Metrics {
+export class Metrics implements RunObserver {
   readonly registry = new client.Registry();
   private readonly httpRequests: client.Counter<'method' | 'route' | 'status'>;
   private readonly httpSeconds: client.Histogram<'method' | 'route' | 'status'>;
@@ -78,7 +75,7 @@ export class Metrics {
   private read() {
     this.snapshot ??= (async () => {
       try {
-        const [active, pending] = await Promise.all([this.db.query(ACTIVE), this.db.query(PENDING_DELIVERIES)]);
+        const [active, pending] = await Promise.all([this.db.query(ACTIVE_RUNS), this.db.query(PENDING_DELIVERIES)]);
         return { active: active.rows, pending: pending.rows[0]?.n ?? 0 };
       } catch {
         return undefined;

@@ -5,8 +5,8 @@ import { builtinModels } from '../catalog/models/index.js';
 import { loadOperatorModels } from '../catalog/operatorModels.js';
 import type { Config } from '../config.js';
 import { mapFileRefs } from '../workflows/inputs.js';
-import { nodePrice } from '../workflows/nodeCharge.js';
-import { CHARGED_NODES } from '../workflows/queries.js';
+import { nodePrice } from '../workflows/readyNode.js';
+import { CHARGED_NODES } from '../runs/queries/nodes.js';
 
 export interface NodeChargeFinding {
   run_id: string;

@@ -6,7 +6,7 @@ import type { RunErrorCode } from '../execution/failure.js';
 import type { FileService } from '../files/service.js';
 import { recordEvent } from '../events/outbox.js';
 import type { JobQueue } from '../queue/queue.js';
-import type { Metrics } from '../ops/metrics.js';
+import type { RunObserver } from './observer.js';
 import { finishModelRun } from './settle.js';
 import { renderOutput } from './view.js';
 import * as q from './queries.js';
@@ -28,7 +28,7 @@ export class ModelRunExecutor {
     private readonly tasks: LeasedTaskRunner,
     /** The lease owner written on claimed runs (one per worker process). */
     private readonly workerId: string,
-    private readonly opts: { leaseSeconds: number; metrics?: Metrics },
+    private readonly opts: { leaseSeconds: number; metrics?: RunObserver },
   ) {}
 
   async execute(runId: string): Promise<void> {

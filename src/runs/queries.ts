@@ -58,6 +58,11 @@ export const CLAIM_KEY = claimKeySql('$1::text', '$2::text', '$3::text', '$4::te
 export const STAMP_ENQUEUED = `UPDATE runs SET enqueued_at = now() WHERE id = $1`;
 
 export const RUN_BY_ID = `SELECT * FROM runs WHERE id = $1`;
+export const RUN_STATUS = `SELECT status FROM runs WHERE id = $1`;
+/** A run's kind, if it is the account's (MCP's tools tell model runs from workflow runs by it). */
+export const RUN_KIND_OF_ACCOUNT = `SELECT kind FROM runs WHERE id = $1 AND account_id = $2`;
+/** A run locked before it ends, with the hold its end settles. */
+export const LOCK_RUN_HOLD = `SELECT reserved_microcredits FROM runs WHERE id = $1 FOR UPDATE`;
 
 export const EXISTING_IDEMPOTENCY = `SELECT scope, request_hash, run_id, created_at > now() - interval '24 hours' AS fresh FROM idempotency_keys WHERE account_id = $1 AND key = $2`;
 export const DROP_STALE_IDEMPOTENCY = `DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND created_at <= now() - interval '24 hours'`;

@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import { canonicalJson } from '../canonicalJson.js';
 import type { Db } from '../db/pool.js';
 import { CHANNELS, notify, type Notifier } from '../db/notifier.js';
-import { AppError } from '../errors.js';
+import { AppError, asFieldErrors } from '../errors.js';
 import { newId } from '../ids.js';
 import { decodeCursor, pageOf } from '../pagination.js';
 import { balanceOf, insufficientCredits } from '../ledger/ledger.js';
@@ -54,7 +54,7 @@ export class ModelRunService {
 
   async create(c: CreateModelRun): Promise<CreatedRun> {
     // No subModelId: the model's default mode; the mode may also be named inside the input (hosted clients).
-    const call = this.catalog.resolveCall(c.nodeType, c.subModelId, c.input ?? {}, { inputPath: 'body.input' });
+    const call = asFieldErrors('input', () => this.catalog.resolveCall(c.nodeType, c.subModelId, c.input ?? {}, { inputPath: 'input' }));
     const resolved = call.resolved;
     const { model, mode } = resolved;
     if (model.deprecated) {
@@ -62,8 +62,11 @@ export class ModelRunService {
         extra: { replacement: model.deprecated.replacement },
       });
     }
-    const input = this.catalog.validateInput(mode, call.input, { path: 'body.input' });
-    checkInlineAudio(mode, input, 'body.input');
+    const input = asFieldErrors('input', () => {
+      const valid = this.catalog.validateInput(mode, call.input, { path: 'input' });
+      checkInlineAudio(mode, valid, 'input');
+      return valid;
+    });
     const webhook = parseWebhookConfig(c.webhook, NODE_RUN_EVENTS);
     checkKeyFormat(c.idempotencyKey);
     const availability = this.catalog.availability(model, mode);
@@ -151,7 +154,7 @@ export class ModelRunService {
 
   /** Resolves when the run has ended or `seconds` have passed (Prefer: wait). */
   async waitForEnd(runId: string, seconds: number): Promise<void> {
-    const ended = async () => ['COMPLETED', 'FAILED', 'CANCELED'].includes((await this.db.query(`SELECT status FROM runs WHERE id = $1`, [runId])).rows[0]?.status);
+    const ended = async () => ['COMPLETED', 'FAILED', 'CANCELED'].includes((await this.db.query(q.RUN_STATUS, [runId])).rows[0]?.status);
     let finish: () => void = () => {};
     const done = new Promise<void>((resolve) => (finish = resolve));
     const off = await this.notifier.subscribe(CHANNELS.runEnded, (id) => {

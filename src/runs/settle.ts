@@ -29,7 +29,7 @@ export interface FinishInput {
  */
 export async function finishModelRun(tx: Queryable, f: FinishInput): Promise<any | undefined> {
   // Lock the row first so the hold we read is the one we settle.
-  const before = (await tx.query(`SELECT reserved_microcredits FROM runs WHERE id = $1 FOR UPDATE`, [f.runId])).rows[0];
+  const before = (await tx.query(q.LOCK_RUN_HOLD, [f.runId])).rows[0];
   if (!before) return undefined;
   const r = await tx.query(q.FINISH_RUN, [f.runId, f.status, f.output === undefined ? null : JSON.stringify(f.output), f.error ?? null, f.from, f.leaseOwner, f.errorCode ?? null]);
   const run = r.rows[0];

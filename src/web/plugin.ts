@@ -81,7 +81,7 @@ export async function webApp(app: FastifyInstance, { services, streamRunEvents }
   });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
-    const appErr = toAppError(err);
+    const appErr = toAppError(err, req);
     logFailure(req, err, appErr);
     if (req.routeOptions.config?.web === 'json') return sendError(req, reply, appErr);
     return sendErrorPage(req, reply, appErr);

@@ -12,13 +12,13 @@ import { EngineRunner } from '../execution/engineRunner.js';
 import type { EngineOutputs } from '../engines/types.js';
 import type { LeasedTaskRunner } from '../execution/leasedTask.js';
 import { renderOutput } from '../files/render.js';
-import type { Metrics } from '../ops/metrics.js';
+import type { RunObserver } from '../runs/observer.js';
 import { mapFileRefs } from './inputs.js';
-import { hasFiles, prepareNode } from './prepareNode.js';
-import { chargeReadyNode } from './nodeCharge.js';
+import { allEnded, chargeReadyNode, hasFiles, nextStep, prepareNode } from './readyNode.js';
 import type { GraphNode } from './types.js';
 import * as q from './queries.js';
-import { allEnded, nextStep } from './readySet.js';
+import * as nodeSql from '../runs/queries/nodes.js';
+import * as runSql from '../runs/queries/workflowRuns.js';
 import { runPlan, type RunPlan } from './runPlan.js';
 import { cachedOutput, fileShas, usableOutput } from './nodeCache.js';
 
@@ -39,7 +39,7 @@ interface NodeState {
   held: bigint;
 }
 
-/** A node this worker took (queries.ts CLAIM_NODE or START_NODE). */
+/** A node this worker took (runs/queries/nodes.ts claimNodeSql: 'taken' or 'started'). */
 interface NodeTask {
   run_id: string;
   node_id: string;
@@ -49,7 +49,7 @@ interface NodeTask {
   attempts: number;
 }
 
-/** A ready node an advance leased to this worker to run next (queries.ts CLAIM_READY_NODE), with the input it validated. */
+/** A ready node an advance leased to this worker to run next (runs/queries/nodes.ts claimNodeSql 'leased'), with the input it validated. */
 interface NextNode {
   nodeId: string;
   input: Record<string, unknown>;
@@ -107,7 +107,7 @@ export class WorkflowExecutor {
     private readonly tasks: LeasedTaskRunner,
     /** The lease owner written on claimed nodes (one per worker process). */
     private readonly workerId: string,
-    private readonly opts: { leaseSeconds: number; publicUrl: () => string; metrics?: Metrics },
+    private readonly opts: { leaseSeconds: number; metrics?: RunObserver },
   ) {}
 
   private modeOf(node: GraphNode) {
@@ -122,7 +122,7 @@ export class WorkflowExecutor {
       this.plans.set(runId, known);
       return known;
     }
-    const row = (await db.query(q.RUN_PLAN, [runId])).rows[0];
+    const row = (await db.query(runSql.RUN_PLAN, [runId])).rows[0];
     if (!row) return undefined;
     const plan = runPlan(runId, row);
     if (this.plans.size >= PLANS_KEPT) this.plans.delete(this.plans.keys().next().value!);
@@ -141,9 +141,9 @@ export class WorkflowExecutor {
     return this.db.tx(async (tx) => {
       const plan = await this.planOf(tx, runId);
       if (!plan) return { queued: [] };
-      const run = (await tx.query(q.LOCK_RUN, [runId])).rows[0];
+      const run = (await tx.query(runSql.LOCK_RUN, [runId])).rows[0];
       if (!run) return { queued: [] };
-      const states = new Map<string, NodeState>((await tx.query(q.NODE_STATES, [runId])).rows.map((r) => [r.node_id, { status: r.status, held: r.reserved_microcredits }]));
+      const states = new Map<string, NodeState>((await tx.query(nodeSql.NODE_STATES, [runId])).rows.map((r) => [r.node_id, { status: r.status, held: r.reserved_microcredits }]));
       return this.advanceIn(tx, plan, run.status, states, new Map(), claimNext);
     });
   }
@@ -159,7 +159,7 @@ export class WorkflowExecutor {
     if (runStatus !== 'QUEUED' && runStatus !== 'RUNNING') return advanced;
     const runId = plan.runId;
     if (runStatus === 'QUEUED') {
-      await tx.query(`UPDATE runs SET status = 'RUNNING', started_at = now() WHERE id = $1`, [runId]);
+      await tx.query(runSql.START_RUN, [runId]);
       await this.event(tx, plan, 'run.started', { status: 'RUNNING', totalNodes: plan.modelNodes.length });
     }
     const statuses = new Map<string, string>([...states].map(([id, s]) => [id, s.status]));
@@ -183,7 +183,7 @@ export class WorkflowExecutor {
           continue;
         }
         const missing = (plan.preds.get(node.id) ?? []).filter((p) => statuses.get(p) === 'COMPLETED' && !outputs.has(p));
-        if (missing.length) for (const r of (await tx.query(q.NODE_OUTPUTS, [runId, missing])).rows) outputs.set(r.node_id, r.output ?? {});
+        if (missing.length) for (const r of (await tx.query(nodeSql.NODE_OUTPUTS, [runId, missing])).rows) outputs.set(r.node_id, r.output ?? {});
         const prepared = (await prepareNode(this.catalog, plan, node, outputs, { url: (id) => this.ownUrl(id), shas: (refs) => fileShas(tx, refs) }))!;
         if (!prepared.ok) {
           await end(node, state, 'FAILED', { error: prepared.error, input: prepared.withRefs });
@@ -194,7 +194,7 @@ export class WorkflowExecutor {
         const leaseHere = claimNext && !advanced.next;
         if (leaseHere && prepared.price === state.held) {
           // The node this worker runs next, its hold already its price: cache lookup and claim in one statement.
-          const r = (await queryPrepared(tx, 'atelier_claim_ready_node', q.CLAIM_READY_NODE_UNLESS_CACHED,
+          const r = (await queryPrepared(tx, 'atelier_claim_ready_node', q.LEASE_READY_NODE_UNLESS_CACHED,
             [runId, node.id, withRefs, key, state.held, this.workerId, this.opts.leaseSeconds, plan.accountId])).rows[0];
           if (r.claimed) {
             state.status = 'RUNNING';
@@ -211,7 +211,7 @@ export class WorkflowExecutor {
           outputs.set(node.id, hit);
           continue;
         }
-        // Charged the price of the input it actually runs with, held before it is queued (nodeCharge.ts).
+        // Charged the price of the input it actually runs with, held before it is queued (readyNode.ts chargeReadyNode).
         const charge = await chargeReadyNode(tx, { accountId: plan.accountId, runId, nodeId: node.id, held: state.held, mode, input });
         if (!charge.ok) {
           await end(node, state, 'FAILED', { error: charge.message, errorCode: charge.code, input: withRefs, cacheKey: key });
@@ -219,11 +219,11 @@ export class WorkflowExecutor {
         }
         state.held = charge.price;
         if (leaseHere) {
-          await tx.query(q.CLAIM_READY_NODE, [runId, node.id, withRefs, key, charge.price, this.workerId, this.opts.leaseSeconds]);
+          await tx.query(nodeSql.LEASE_READY_NODE, [runId, node.id, withRefs, key, charge.price, this.workerId, this.opts.leaseSeconds]);
           state.status = 'RUNNING';
           advanced.next = { nodeId: node.id, input };
         } else {
-          await tx.query(q.QUEUE_NODE, [runId, node.id, withRefs, key, charge.price]);
+          await tx.query(nodeSql.QUEUE_NODE, [runId, node.id, withRefs, key, charge.price]);
           state.status = 'QUEUED';
           await this.queue.enqueueRun(tx, { runId, kind: 'workflow', nodeId: node.id }, 120 + (mode.timeoutSeconds ?? 600));
           advanced.queued.push(node.id);
@@ -237,14 +237,13 @@ export class WorkflowExecutor {
   }
 
   private ownUrl(fileId: string): string {
-    return `${this.opts.publicUrl()}/v1/files/${fileId}`;
+    return this.files.stableUrlOf(fileId);
   }
 
   /** Ends a node that never ran on a worker here (skip, cache hit, bad input), settling its share of the hold. */
   private async endNode(tx: PoolClient, plan: RunPlan, node: GraphNode, held: bigint, status: 'COMPLETED' | 'FAILED' | 'SKIPPED', x: EndDetails): Promise<void> {
     await tx.query(
-      `UPDATE node_runs SET status = $3, error = $4, output = $5, cached = $6, input = COALESCE($7, input), cache_key = COALESCE($8, cache_key),
-         reserved_microcredits = 0, error_code = $9, started_at = COALESCE(started_at, now()), finished_at = now() WHERE run_id = $1 AND node_id = $2`,
+      nodeSql.END_NODE,
       [plan.runId, node.id, status, x.error ?? null, x.output === undefined ? null : JSON.stringify(x.output), x.cached ?? false, x.input === undefined ? null : JSON.stringify(x.input), x.cacheKey ?? null, x.errorCode ?? null],
     );
     // Cached, skipped and failed nodes cost nothing.
@@ -258,7 +257,7 @@ export class WorkflowExecutor {
 
   private async finishRun(tx: PoolClient, plan: RunPlan): Promise<void> {
     const toResponse = plan.graph.edges.filter((e) => plan.nodes.get(e.target)?.type === 'response');
-    const all = (await tx.query(q.NODE_ENDS, [plan.runId, toResponse.map((e) => e.source)])).rows;
+    const all = (await tx.query(nodeSql.NODE_ENDS, [plan.runId, toResponse.map((e) => e.source)])).rows;
     const failed = all.filter((r) => r.status === 'FAILED');
     const completed = all.filter((r) => r.status === 'COMPLETED');
     const outputs = new Map<string, Record<string, unknown>>(completed.map((r) => [r.node_id, r.output ?? {}]));
@@ -270,13 +269,10 @@ export class WorkflowExecutor {
     }
     const status = failed.length ? 'FAILED' : 'COMPLETED';
     const error = failed.length ? `node ${failed[0]!.node_id} (${failed[0]!.node_type}) failed: ${failed[0]!.error ?? 'unknown error'}` : null;
-    const charged = (await tx.query(`SELECT COALESCE(sum(charged_microcredits), 0)::bigint AS c, COALESCE(sum(reserved_microcredits), 0)::bigint AS r FROM node_runs WHERE run_id = $1`, [plan.runId])).rows[0];
+    const charged = (await tx.query(nodeSql.NODE_CHARGES, [plan.runId])).rows[0];
     if (charged.r > 0n) await release(tx, plan.accountId, charged.r, plan.runId, 'run ended');
-    await tx.query(
-      `UPDATE runs SET status = $2, output = $3, error = $4, finished_at = now(), charged_microcredits = $5, reserved_microcredits = 0 WHERE id = $1`,
-      [plan.runId, status, stored, error, charged.c],
-    );
-    await tx.query(`UPDATE node_runs SET reserved_microcredits = 0 WHERE run_id = $1`, [plan.runId]);
+    await tx.query(runSql.FINISH_WORKFLOW_RUN, [plan.runId, status, stored, error, charged.c]);
+    await tx.query(nodeSql.DROP_NODE_HOLDS, [plan.runId]);
     const rendered = (await renderOutput(this.files, stored as never, tx)).output;
     const ended = runEndEvent(status === 'COMPLETED'
       ? { status, completedNodes: completed.length, outputs: rendered, actualCredits: Number(charged.c) }
@@ -321,8 +317,8 @@ export class WorkflowExecutor {
     const plan = await this.planOf(this.db, runId);
     if (!plan) return undefined;
     const task: NodeTask | undefined = leased
-      ? (await this.db.queryPrepared('atelier_start_node', q.START_NODE, [runId, nodeId, this.workerId])).rows[0]
-      : (await this.db.query(q.CLAIM_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds])).rows[0];
+      ? (await this.db.queryPrepared('atelier_start_node', nodeSql.START_NODE, [runId, nodeId, this.workerId])).rows[0]
+      : (await this.db.query(nodeSql.TAKE_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds])).rows[0];
     if (!task) return undefined; // canceled, ended, or held by a live worker
     if (task.attempts > MAX_NODE_ATTEMPTS) {
       return (await this.settle(plan, task, { status: 'FAILED', error: `the node stopped its worker ${task.attempts - 1} times and was given up`, errorCode: null })).next;
@@ -342,14 +338,14 @@ export class WorkflowExecutor {
       timeoutAt: Date.now() + (mode.timeoutSeconds ?? 600) * 1000,
       cancelAfter: plan.cancelAfter ? plan.cancelAfter.getTime() : null,
       timeoutMessage: `timed out after ${mode.timeoutSeconds ?? 600} s`,
-      heartbeat: async () => (await this.db.query(q.HEARTBEAT_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds])).rowCount !== 0,
+      heartbeat: async () => (await this.db.query(nodeSql.HEARTBEAT_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds])).rowCount !== 0,
       execute: (signal, deadline, tmpDir) => {
         // A node leased by this worker's advance runs with the input that advance validated; one from the queue is validated here.
         const validated = leased?.input ?? this.catalog.validateInput(mode, mapFileRefs(task.input, (id) => this.ownUrl(id)), { path: 'input' });
         return this.runner.run({
           accountId: plan.accountId, nodeType: node.type, subModelId: task.sub_model_id, input: validated, signal, deadline, tmpDir,
           logContext: { runId, nodeId },
-          onProgress: (f, message) => void this.db.query(q.NODE_PROGRESS, [runId, nodeId, JSON.stringify([{ at: new Date().toISOString(), progress: f, message: message ?? null }])]).catch(() => {}),
+          onProgress: (f, message) => void this.db.query(nodeSql.NODE_PROGRESS, [runId, nodeId, JSON.stringify([{ at: new Date().toISOString(), progress: f, message: message ?? null }])]).catch(() => {}),
         });
       },
       settleSuccess: (outputs) => settleWith({ status: 'COMPLETED', outputs }),
@@ -362,7 +358,7 @@ export class WorkflowExecutor {
   /** Gives a node this worker holds back to the queue on shutdown (not a crash: the attempt does not count). */
   private async handBack(runId: string, nodeId: string): Promise<void> {
     await this.db.tx(async (tx) => {
-      const r = await tx.query(q.HAND_BACK_NODE, [runId, nodeId, this.workerId]);
+      const r = await tx.query(nodeSql.HAND_BACK_NODE, [runId, nodeId, this.workerId]);
       if (r.rowCount) await this.queue.enqueueRun(tx, { runId, kind: 'workflow', nodeId }, 120);
     });
   }
@@ -381,7 +377,7 @@ export class WorkflowExecutor {
     const lockWithBegin = end.status === 'FAILED' || !EngineRunner.writesFiles(end.outputs);
     const settleIn = (advance: boolean) => this.db.tx(
       (tx, first) => this.settleIn(tx, plan, task, end, advance, first?.rows[0]?.status),
-      lockWithBegin ? { first: q.lockRunLiteral(plan.runId) } : {},
+      lockWithBegin ? { first: runSql.lockRunLiteral(plan.runId) } : {},
     );
     let done: { row: SettledNode; advanced: Advanced } | undefined;
     try {
@@ -420,7 +416,7 @@ export class WorkflowExecutor {
   private async settleIn(tx: PoolClient, plan: RunPlan, task: NodeTask, end: NodeEnd, advance: boolean, locked: string | undefined): Promise<{ row: SettledNode; advanced: Advanced } | undefined> {
     const output = end.status === 'COMPLETED' ? await this.runner.store(tx, plan.accountId, plan.runId, end.outputs, { nodeType: task.node_type, subModelId: task.sub_model_id }) : undefined;
     // Locks in the same order as advance and cancel (the run, then its nodes), so they cannot deadlock.
-    const runStatus: string = locked ?? (await queryPrepared(tx, 'atelier_lock_run', q.LOCK_RUN, [plan.runId])).rows[0]?.status;
+    const runStatus: string = locked ?? (await queryPrepared(tx, 'atelier_lock_run', runSql.LOCK_RUN, [plan.runId])).rows[0]?.status;
     const nodeId = task.node_id;
     const ev = eventRow({
       accountId: plan.accountId, runId: plan.runId, workflowId: plan.workflowId, webhook: plan.webhook,

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { canonicalJson } from '../canonicalJson.js';
 import type { ModeDef } from '../catalog/types.js';
-import { AppError } from '../errors.js';
+import { fieldError, type AppError } from '../errors.js';
 import { portsOf, requestFieldsOf } from './ports.js';
 import type { Graph, GraphNode, RequestField } from './types.js';
 
@@ -14,12 +14,12 @@ import type { Graph, GraphNode, RequestField } from './types.js';
 export function resolveRequestValues(graph: Graph, values: unknown): Record<string, unknown> {
   const request = graph.nodes.find((n) => n.type === 'request');
   const fields = request ? requestFieldsOf(request) : [];
-  const bad = (path: string, message: string) => new AppError('VALIDATION_ERROR', `${path} ${message}`, { details: [{ path, message }] });
-  if (values !== undefined && (values === null || typeof values !== 'object' || Array.isArray(values))) throw bad('body.values', 'must be an object keyed by the Request node id');
+  const bad = (path: string, message: string): AppError => fieldError(path, message);
+  if (values !== undefined && (values === null || typeof values !== 'object' || Array.isArray(values))) throw bad('values', 'must be an object keyed by the Request node id');
   const given = (values ?? {}) as Record<string, unknown>;
-  for (const key of Object.keys(given)) if (!request || key !== request.id) throw bad(`body.values.${key}`, `is not the Request node of this workflow${request ? ` (${request.id})` : ''}`);
+  for (const key of Object.keys(given)) if (!request || key !== request.id) throw bad(`values.${key}`, `is not the Request node of this workflow${request ? ` (${request.id})` : ''}`);
   const mine = request ? given[request.id] : undefined;
-  if (mine !== undefined && (mine === null || typeof mine !== 'object' || Array.isArray(mine))) throw bad(`body.values.${request!.id}`, 'must be an object of field values');
+  if (mine !== undefined && (mine === null || typeof mine !== 'object' || Array.isArray(mine))) throw bad(`values.${request!.id}`, 'must be an object of field values');
   const byKey = new Map<string, RequestField>();
   for (const f of fields) {
     byKey.set(f.id, f);
@@ -28,7 +28,7 @@ export function resolveRequestValues(graph: Graph, values: unknown): Record<stri
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries((mine ?? {}) as Record<string, unknown>)) {
     const field = byKey.get(k);
-    const path = `body.values.${request!.id}.${k}`;
+    const path = `values.${request!.id}.${k}`;
     if (!field) throw bad(path, `is not a field of the Request node (fields: ${fields.map((f) => f.id).join(', ') || 'none'})`);
     checkType(field, v, path, bad);
     out[field.id] = v;
@@ -36,7 +36,7 @@ export function resolveRequestValues(graph: Graph, values: unknown): Record<stri
   for (const f of fields) {
     if (out[f.id] !== undefined) continue;
     if (f.value !== undefined) out[f.id] = f.value;
-    else if (graph.edges.some((e) => e.source === request!.id && e.sourceHandle === f.id)) throw bad(`body.values.${request!.id}.${f.id}`, 'is required');
+    else if (graph.edges.some((e) => e.source === request!.id && e.sourceHandle === f.id)) throw bad(`values.${request!.id}.${f.id}`, 'is required');
   }
   return out;
 }

@@ -1,12 +1,11 @@
 import type { WebhookConfig } from '../events/types.js';
-import { predecessorIndex, type PredecessorIndex } from './readySet.js';
 import { upgradeGraph } from './legacyGraph.js';
 import type { Graph, GraphNode } from './types.js';
 
 /**
- * What never changes while a workflow run runs (queries.ts RUN_PLAN: its graph snapshot, owner, request
- * values, webhook and Cancel-After), with the graph's indexes: the executor reads it once per run and
- * process rather than with every node, and it is never stale, since none of it is ever updated.
+ * What never changes while a workflow run runs (runs/queries/workflowRuns.ts RUN_PLAN: its graph snapshot,
+ * owner, request values, webhook and Cancel-After), with the graph's indexes: the executor reads it once per
+ * run and process rather than with every node, and it is never stale, since none of it is ever updated.
  */
 export interface RunPlan {
   runId: string;
@@ -46,4 +45,18 @@ export function runPlan(runId: string, row: { account_id: string; workflow_id: s
     preds,
     succs: new Map(graph.nodes.map((n) => [n.id, modelNodes.filter((m) => preds.get(m.id)?.includes(n.id))])),
   };
+}
+
+/** Distinct sources of the edges into `nodeId`. */
+export function predecessorsOf(graph: Graph, nodeId: string): string[] {
+  return [...new Set(graph.edges.filter((e) => e.target === nodeId).map((e) => e.source))];
+}
+
+/** Every node's distinct predecessors, computed once per graph: an advance asks for them node after node. */
+export type PredecessorIndex = ReadonlyMap<string, string[]>;
+
+export function predecessorIndex(graph: Graph): PredecessorIndex {
+  const sets = new Map<string, Set<string>>(graph.nodes.map((n) => [n.id, new Set<string>()]));
+  for (const e of graph.edges) sets.get(e.target)?.add(e.source);
+  return new Map([...sets].map(([id, s]) => [id, [...s]]));
 }

@@ -5,9 +5,9 @@ import { canonicalJson } from '../canonicalJson.js';
 import type { Db, Queryable } from '../db/pool.js';
 import type { KeyClaim } from '../runs/idempotency.js';
 import { CHANNELS, notify } from '../db/notifier.js';
-import { AppError } from '../errors.js';
+import { AppError, FieldError } from '../errors.js';
 import { newId } from '../ids.js';
-import { cursorTimeSql, decodeCursor, pageOf } from '../pagination.js';
+import { decodeCursor, pageOf } from '../pagination.js';
 import { release, reserve } from '../ledger/ledger.js';
 import { defaultMode, type Catalog } from '../catalog/catalog.js';
 import { parseWebhookConfig } from '../events/webhookConfig.js';
@@ -16,10 +16,11 @@ import { recordEvent } from '../events/outbox.js';
 import { runEndEvent } from '../events/runEnd.js';
 import type { JobQueue } from '../queue/queue.js';
 import { resolveRequestValues } from './inputs.js';
-import { estimateWorkflowNodes } from './nodeCharge.js';
+import { estimateWorkflowNodes } from './runEstimate.js';
 import type { WorkflowService } from './service.js';
 import type { Graph } from './types.js';
-import * as q from './queries.js';
+import * as nodeSql from '../runs/queries/nodes.js';
+import * as runSql from '../runs/queries/workflowRuns.js';
 
 
 const STATUSES = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'];
@@ -63,7 +64,7 @@ export class WorkflowRunService {
       if (!a.available) throw new AppError('MODEL_UNAVAILABLE', `node ${n.id} (${n.type}) cannot run on this server: ${a.reason ?? 'unavailable'}. Nothing was charged.`);
     }
     // The same function as POST /v1/workflows/estimate-credits, over the same nodes: the run costs its estimate.
-    // Request-fed values are priced as given; values from other nodes at their defaults, until each node is ready (nodeCharge.ts).
+    // Request-fed values are priced as given; values from other nodes at their defaults, until each node is ready (readyNode.ts chargeReadyNode).
     const prices = estimateWorkflowNodes(this.catalog, graph, modelNodes, values);
     const total = prices.reduce((s, p) => s + BigInt(p.microcredits), 0n);
     const requestHash = crypto.createHash('sha256').update(canonicalJson({ workflowId: row.id, values: c.values ?? {}, webhook: c.webhook ?? null, graph })).digest('hex');
@@ -71,9 +72,9 @@ export class WorkflowRunService {
     const claim = c.idempotencyKey === undefined ? null : { accountId: c.accountId, key: c.idempotencyKey, scope: 'workflow-run' as const, requestHash };
     const once = await this.nodeRuns.createOnce(claim, () => this.db.tx(async (tx) => {
       const runId = newId('run');
-      const run = (await tx.query(q.INSERT_RUN, [runId, c.accountId, row.id, values, total, webhook, c.cancelAfterSeconds ?? null, graph])).rows[0];
+      const run = (await tx.query(runSql.INSERT_RUN, [runId, c.accountId, row.id, values, total, webhook, c.cancelAfterSeconds ?? null, graph])).rows[0];
       // Every node's row in one statement: a statement each made a 100-node run's creation a hundred round trips.
-      await tx.query(q.INSERT_NODE_RUNS, [runId, modelNodes.map((n) => n.id), modelNodes.map((n) => n.type), modelNodes.map((n) => n.subModelId ?? null), prices.map((p) => p.microcredits)]);
+      await tx.query(nodeSql.INSERT_NODE_RUNS, [runId, modelNodes.map((n) => n.id), modelNodes.map((n) => n.type), modelNodes.map((n) => n.subModelId ?? null), prices.map((p) => p.microcredits)]);
       // The balance row is locked before the key is claimed, as in a model run's creation (no deadlock between them).
       await reserve(tx, c.accountId, total, runId);
       if (claim) await this.nodeRuns.claimKey(tx, claim, runId);
@@ -87,17 +88,17 @@ export class WorkflowRunService {
 
   async get(accountId: string, runId: string): Promise<{ run: any; nodes: any[] }> {
     const run = await this.nodeRuns.get(accountId, runId, 'workflow');
-    const nodes = (await this.db.query(q.NODE_RUNS_OF, [[runId]])).rows;
+    const nodes = (await this.db.query(nodeSql.NODE_RUNS_OF, [[runId]])).rows;
     return { run, nodes };
   }
 
   /** The node rows of these runs (a list page's runs). */
   async nodesOf(runIds: string[]): Promise<any[]> {
-    return (await this.db.query(q.NODE_RUNS_OF, [runIds])).rows;
+    return (await this.db.query(nodeSql.NODE_RUNS_OF, [runIds])).rows;
   }
 
   async batch(accountId: string, ids: string[]): Promise<Array<{ run: any; nodes: any[] }>> {
-    const runs = (await this.db.query(q.RUNS_OF_ACCOUNT, [ids, accountId])).rows;
+    const runs = (await this.db.query(runSql.RUNS_OF_ACCOUNT, [ids, accountId])).rows;
     const nodes = await this.nodesOf(runs.map((r) => r.id));
     const order = new Map(ids.map((id, i) => [id, i]));
     return runs.sort((a, b) => order.get(a.id)! - order.get(b.id)!).map((run) => ({ run, nodes: nodes.filter((n) => n.run_id === run.id) }));
@@ -105,14 +106,11 @@ export class WorkflowRunService {
 
   /** `search` (MCP list_runs) matches the run id or its workflow's name. */
   async list(accountId: string, f: Static<typeof ListWorkflowRunsQuery> & { search?: string }) {
-    if (f.status !== undefined && !STATUSES.includes(f.status)) throw new AppError('VALIDATION_ERROR', `status must be one of ${STATUSES.join(', ')}`, { details: [{ path: 'query.status', message: 'is not a run status' }] });
+    if (f.status !== undefined && !STATUSES.includes(f.status)) throw new FieldError('VALIDATION_ERROR', `status must be one of ${STATUSES.join(', ')}`, false, [{ path: 'status', message: 'is not a run status' }]);
     const after = decodeCursor(f.cursor);
     const search = f.search?.replace(/[%_\\]/g, '\\$&') ?? null;
     const rows = (await this.db.query(
-      `SELECT *, ${cursorTimeSql('created_at')} AS cursor_at FROM runs WHERE account_id = $1 AND kind = 'workflow' AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR workflow_id = $3)
-         AND ($4::timestamptz IS NULL OR (created_at, id) < ($4, $5))
-         AND ($7::text IS NULL OR id = $8 OR workflow_id IN (SELECT w.id FROM workflows w WHERE (w.account_id = $1 OR w.account_id IS NULL) AND w.name ILIKE '%' || $7 || '%'))
-       ORDER BY created_at DESC, id DESC LIMIT $6`,
+      runSql.LIST_WORKFLOW_RUNS,
       [accountId, f.status ?? null, f.workflowId ?? null, after[0], after[1], f.limit + 1, search, f.search ?? null],
     )).rows;
     const { page, nextCursor } = pageOf(rows, f.limit, (r) => r.cursor_at);
@@ -127,18 +125,13 @@ export class WorkflowRunService {
 
   async cancelById(runId: string, reason: string): Promise<boolean> {
     return this.db.tx(async (tx) => {
-      const run = (await tx.query(`SELECT * FROM runs WHERE id = $1 FOR UPDATE`, [runId])).rows[0];
+      const run = (await tx.query(runSql.LOCK_ANY_RUN, [runId])).rows[0];
       if (!run || !['QUEUED', 'RUNNING'].includes(run.status)) return false;
-      const stopped = (await tx.query(
-        `UPDATE node_runs n SET status = 'CANCELED', finished_at = now(), lease_owner = NULL, reserved_microcredits = 0
-           FROM (SELECT node_id, status AS was, reserved_microcredits AS held FROM node_runs WHERE run_id = $1 FOR UPDATE) o
-          WHERE n.run_id = $1 AND n.node_id = o.node_id AND o.was IN ('PENDING', 'QUEUED', 'RUNNING')
-          RETURNING n.node_id, o.was, o.held`, [runId],
-      )).rows;
+      const stopped = (await tx.query(nodeSql.CANCEL_NODES, [runId])).rows;
       const held = stopped.reduce((s, r) => s + (r.held as bigint), 0n);
       await release(tx, run.account_id, held, runId, 'canceled');
-      const counts = (await tx.query(`SELECT count(*) FILTER (WHERE status = 'COMPLETED')::int AS c, count(*) FILTER (WHERE status = 'FAILED')::int AS f, COALESCE(sum(charged_microcredits), 0)::bigint AS charged FROM node_runs WHERE run_id = $1`, [runId])).rows[0];
-      await tx.query(`UPDATE runs SET status = 'CANCELED', error = $2, finished_at = now(), reserved_microcredits = 0, charged_microcredits = $3 WHERE id = $1`, [runId, reason, counts.charged]);
+      const counts = (await tx.query(nodeSql.NODE_COUNTS, [runId])).rows[0];
+      await tx.query(runSql.CANCEL_WORKFLOW_RUN, [runId, reason, counts.charged]);
       for (const r of stopped) if (r.was === 'RUNNING') await notify(tx, CHANNELS.cancel, `${runId}:${r.node_id}`);
       await recordEvent(tx, { accountId: run.account_id, runId, workflowId: run.workflow_id, ...runEndEvent({ status: 'CANCELED', completedNodes: counts.c, failedNodes: counts.f }), error: reason, webhook: run.webhook });
       await notify(tx, CHANNELS.runEnded, runId);

@@ -2,9 +2,9 @@ import type { PoolClient } from 'pg';
 import type { Static } from '@sinclair/typebox';
 import type { AddEdgeBody, AddNodeBody, CreateWorkflowBody, ListWorkflowsQuery, NodeInputSchema, PatchNodeBody, PatchWorkflowBody, QuickCreateWorkflowBody } from '../contract/workflows.js';
 import type { Db } from '../db/pool.js';
-import { AppError, type ErrorDetail } from '../errors.js';
+import { AppError, asFieldErrors, FieldError, type ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
-import { cursorTimeSql, decodeCursor, pageOf } from '../pagination.js';
+import { decodeCursor, pageOf } from '../pagination.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { defaultMode, isMultiMode } from '../catalog/catalog.js';
 import type { ModeDef } from '../catalog/types.js';
@@ -14,6 +14,7 @@ import { portsOf, requestFieldsOf } from './ports.js';
 import { validateGraph, type ModeLookup } from './validate.js';
 import { columnOf, firstFreeRow, positionFor } from './layout.js';
 import { MAX_WORKFLOW_NODES, type Graph, type GraphEdge, type GraphNode, type NodeError } from './types.js';
+import * as q from './queries.js';
 
 /** A node as a request gives it (src/contract/workflows.ts); ids, labels and positions are filled in. */
 export type NodeInput = Static<typeof NodeInputSchema>;
@@ -113,7 +114,7 @@ export class WorkflowService {
     const graph: Graph = upgradeGraph({ nodes, edges: input.edges.map((e) => ({ ...e, id: e.id ?? newId('edge') })) });
     this.check(graph);
     const r = await this.db.query(
-      `INSERT INTO workflows (id, account_id, name, description, graph) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+      q.INSERT_WORKFLOW,
       [newId('wf'), accountId, input.name, input.description ?? '', graph],
     );
     return workflowView(r.rows[0]);
@@ -128,7 +129,7 @@ export class WorkflowService {
     const byId = WF_ID.test(idOrSlug);
     if (!byId && !SLUG.test(idOrSlug)) throw new AppError('NOT_FOUND', 'workflow not found');
     const row = (await tx.query(
-      `SELECT * FROM workflows WHERE ${byId ? 'id' : 'slug'} = $1 AND (account_id = $2 OR account_id IS NULL)${lock ? ' FOR UPDATE' : ''}`,
+      q.workflowByKeySql(byId, lock),
       [idOrSlug, accountId],
     )).rows[0];
     if (!row) throw new AppError('NOT_FOUND', 'workflow not found');
@@ -143,10 +144,7 @@ export class WorkflowService {
   async list(accountId: string, f: Static<typeof ListWorkflowsQuery>) {
     const after = decodeCursor(f.cursor);
     const rows = (await this.db.query(
-      `SELECT id, name, updated_at, ${cursorTimeSql('updated_at')} AS cursor_at, jsonb_array_length(graph->'nodes') AS node_count FROM workflows
-        WHERE account_id = $1 AND ($2::text IS NULL OR name ILIKE '%' || $2 || '%')
-          AND ($3::timestamptz IS NULL OR (updated_at, id) < ($3, $4))
-        ORDER BY updated_at DESC, id DESC LIMIT $5`,
+      q.LIST_WORKFLOWS,
       [accountId, f.search?.replace(/[%_\\]/g, '\\$&') ?? null, after[0], after[1], f.limit + 1],
     )).rows;
     const { page, nextCursor } = pageOf(rows, f.limit, (r) => r.cursor_at);
@@ -161,7 +159,7 @@ export class WorkflowService {
       const graph: Graph = structuredClone(row.graph);
       const result = await change(row, graph);
       this.check(graph);
-      const saved = (await tx.query(`UPDATE workflows SET graph = $2, name = $3, description = $4, updated_at = now() WHERE id = $1 RETURNING *`, [row.id, graph, row.name, row.description])).rows[0];
+      const saved = (await tx.query(q.SAVE_WORKFLOW, [row.id, graph, row.name, row.description])).rows[0];
       return { result, view: workflowView(saved) };
     });
   }
@@ -196,18 +194,18 @@ export class WorkflowService {
   async remove(accountId: string, id: string): Promise<void> {
     const row = await this.getRow(accountId, id);
     if (row.account_id === null) throw new AppError('FORBIDDEN', 'system workflows cannot be deleted');
-    await this.db.query(`DELETE FROM workflows WHERE id = $1 AND account_id = $2`, [row.id, accountId]);
+    await this.db.query(q.DELETE_WORKFLOW, [row.id, accountId]);
   }
 
   private resolveMode(nodeType: string, subModelId: string | undefined, mode: string | undefined) {
     const model = this.catalog.model(nodeType);
-    if (!model) throw new AppError('MODEL_NOT_FOUND', `Unknown model "${nodeType}"`, { details: [{ path: 'body.nodeType', message: 'is not a model' }] });
+    if (!model) throw new FieldError('MODEL_NOT_FOUND', `Unknown model "${nodeType}"`, false, [{ path: 'nodeType', message: 'is not a model' }]);
     if (model.deprecated) throw new AppError('MODEL_DEPRECATED', `${nodeType} is retired; use ${model.deprecated.replacement}`);
     const wanted = subModelId ?? mode;
     if (wanted === undefined) return { model, mode: defaultMode(model) };
     // `mode` may name a subModelId or a sub-model's fine category.
     const found = model.modes.find((m) => m.subModelId === wanted) ?? (mode !== undefined ? model.modes.find((m) => m.category === mode) : undefined);
-    if (!found) throw new AppError('VALIDATION_ERROR', `${nodeType} has no mode "${wanted}"; it has ${model.modes.map((m) => m.subModelId).join(', ')}`, { details: [{ path: subModelId !== undefined ? 'body.subModelId' : 'body.mode', message: 'is not a mode of this model' }] });
+    if (!found) throw new FieldError('VALIDATION_ERROR', `${nodeType} has no mode "${wanted}"; it has ${model.modes.map((m) => m.subModelId).join(', ')}`, false, [{ path: subModelId !== undefined ? 'subModelId' : 'mode', message: 'is not a mode of this model' }]);
     return { model, mode: found };
   }
 
@@ -232,7 +230,7 @@ export class WorkflowService {
       const column = b.column ?? 1;
       // The Response node does not take a row: it moves to the right of the last node (below).
       const position = b.position ?? positionFor(column, b.row ?? firstFreeRow(column, graph.nodes.filter((n) => n.type !== 'response').map((n) => n.position)));
-      const data = this.catalog.validateInput(mode, b.inputs ?? {}, { path: 'body.inputs', partial: true });
+      const data = asFieldErrors('inputs', () => this.catalog.validateInput(mode, b.inputs ?? {}, { path: 'inputs', partial: true }));
       // Only what the caller set is stored; defaults apply at run time.
       for (const k of Object.keys(data)) if (!(b.inputs && k in b.inputs)) delete data[k];
       const node: GraphNode = { id: newId('node'), type: model.nodeType, subModelId: isMultiMode(model) ? mode.subModelId : null, label: b.label ?? model.name, position, data };
@@ -248,7 +246,7 @@ export class WorkflowService {
       const node = graph.nodes.find((n) => n.id === nodeId);
       if (!node) throw new AppError('NOT_FOUND', `node ${nodeId} not found in this workflow`);
       if (node.type === 'request' || node.type === 'response') {
-        if (b.inputs || b.subModelId || b.mode) throw new AppError('VALIDATION_ERROR', `the ${node.type} node has no inputs to set`, { details: [{ path: 'body.inputs', message: 'not allowed on this node' }] });
+        if (b.inputs || b.subModelId || b.mode) throw new FieldError('VALIDATION_ERROR', `the ${node.type} node has no inputs to set`, false, [{ path: 'inputs', message: 'not allowed on this node' }]);
       } else {
         let mode = this.modeOf(node)!;
         if (b.subModelId !== undefined || b.mode !== undefined) {
@@ -261,7 +259,7 @@ export class WorkflowService {
             if (v === null) delete merged[k];
             else merged[k] = v;
           }
-          this.catalog.validateInput(mode, merged, { path: 'body.inputs', partial: true });
+          asFieldErrors('inputs', () => this.catalog.validateInput(mode, merged, { path: 'inputs', partial: true }));
           node.data = merged;
         }
       }
@@ -277,7 +275,7 @@ export class WorkflowService {
     await this.mutate(accountId, id, (_row, graph) => {
       const node = graph.nodes.find((n) => n.id === nodeId);
       if (!node) throw new AppError('NOT_FOUND', `node ${nodeId} not found in this workflow`);
-      if (node.type === 'request' || node.type === 'response') throw new AppError('VALIDATION_ERROR', `the ${node.type} node cannot be deleted`, { details: [{ path: 'params.nodeId', message: 'is a built-in node' }] });
+      if (node.type === 'request' || node.type === 'response') throw new FieldError('VALIDATION_ERROR', `the ${node.type} node cannot be deleted`, false, [{ path: 'nodeId', message: 'is a built-in node' }]);
       graph.nodes = graph.nodes.filter((n) => n.id !== nodeId);
       graph.edges = graph.edges.filter((e) => e.source !== nodeId && e.target !== nodeId);
     });
@@ -311,15 +309,14 @@ export class WorkflowService {
   async clearCache(accountId: string, idOrSlug: string): Promise<{ workflowId: string; cleared: number }> {
     const row = await this.getRow(accountId, idOrSlug);
     const r = await this.db.query(
-      `DELETE FROM node_cache c WHERE c.account_id = $1 AND (c.workflow_id = $2 OR c.cache_key IN (
-         SELECT nr.cache_key FROM node_runs nr JOIN runs r ON r.id = nr.run_id WHERE r.account_id = $1 AND r.workflow_id = $2 AND nr.cache_key IS NOT NULL))`,
+      q.CLEAR_WORKFLOW_CACHE,
       [accountId, row.id],
     );
     return { workflowId: row.id, cleared: r.rowCount ?? 0 };
   }
 
   async systemList() {
-    const rows = (await this.db.query(`SELECT * FROM workflows WHERE account_id IS NULL ORDER BY slug`)).rows;
+    const rows = (await this.db.query(q.SYSTEM_WORKFLOWS)).rows;
     return {
       items: rows.map((r) => {
         const v = workflowView(r);
@@ -335,7 +332,7 @@ export class WorkflowService {
   async duplicate(accountId: string, idOrSlug: string) {
     const row = await this.getRow(accountId, idOrSlug);
     const r = await this.db.query(
-      `INSERT INTO workflows (id, account_id, name, description, graph) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+      q.INSERT_WORKFLOW,
       [newId('wf'), accountId, `${row.name} (copy)`.slice(0, 200), row.description, copyGraph(row.graph)],
     );
     return workflowView(r.rows[0]);

@@ -2,6 +2,7 @@ import type { Db } from '../db/pool.js';
 import { positionFor } from './layout.js';
 import type { Graph, GraphEdge, GraphNode } from './types.js';
 import type { WorkflowService } from './service.js';
+import { UPSERT_SYSTEM_WORKFLOW } from './queries.js';
 
 /**
  * Predefined workflows built from the local models, so they run on any machine after `npm ci`. Defined
@@ -93,9 +94,7 @@ export async function installSystemWorkflows(db: Db, workflows: WorkflowService)
   for (const w of SYSTEM_WORKFLOWS) {
     workflows.check(w.graph, true);
     await db.query(
-      `INSERT INTO workflows (id, account_id, slug, name, description, category, graph) VALUES ($1, NULL, $2, $3, $4, $5, $6)
-       ON CONFLICT (slug) DO UPDATE SET name = EXCLUDED.name, description = EXCLUDED.description, category = EXCLUDED.category, graph = EXCLUDED.graph, updated_at = now()
-       WHERE workflows.graph IS DISTINCT FROM EXCLUDED.graph OR workflows.name IS DISTINCT FROM EXCLUDED.name OR workflows.description IS DISTINCT FROM EXCLUDED.description`,
+      UPSERT_SYSTEM_WORKFLOW,
       [systemWorkflowId(w.slug), w.slug, w.name, w.description, w.category, w.graph],
     );
     installed.push(w.slug);

@@ -1,4 +1,4 @@
--- Workflow nodes are charged the price of the input they actually ran with (workflows/nodeCharge.ts):
+-- Workflow nodes are charged the price of the input they actually ran with (workflows/readyNode.ts):
 -- the price set when the node became ready, and why a node failed in a machine-readable form.
 ALTER TABLE node_runs ADD COLUMN priced_microcredits bigint;
 ALTER TABLE node_runs ADD COLUMN error_code text;

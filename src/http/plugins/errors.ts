@@ -36,7 +36,7 @@ export function registerErrorHandling(app: FastifyInstance, opts: {
   });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
-    const appErr = toAppError(err);
+    const appErr = toAppError(err, req);
     logFailure(req, err, appErr);
     return sendError(req, reply, appErr);
   });

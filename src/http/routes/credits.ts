@@ -16,5 +16,5 @@ const BalanceResponse = Type.Object({
 export async function creditRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
   app.get('/v1/credits/balance', {
     schema: { tags: ['credits'], summary: 'Get credit balance', response: withErrors({ 200: BalanceResponse }) },
-  }, async (req) => balanceView(services, principalOf(req)));
+  }, async (req) => balanceView(services.credits, principalOf(req)));
 }

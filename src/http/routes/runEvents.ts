@@ -4,30 +4,14 @@ import type { Services } from '../../services.js';
 import type { TypedApp } from '../schemas/common.js';
 import { CHANNELS } from '../../db/notifier.js';
 import { principalOf } from '../plugins/auth.js';
-import { KeyStreams, type EndStream } from '../../keys/streams.js';
+import type { EndStream } from '../../keys/streams.js';
 import { AppError } from '../../errors.js';
 import { eventsAfter } from '../../events/outbox.js';
 
 const TERMINAL = new Set(['run.completed', 'run.failed', 'run.canceled']);
 
-/** Open streams per server, ended when it shuts down (a client resumes on another process with Last-Event-ID). */
-const openStreams = new WeakMap<Services, Set<() => void>>();
-function streamsOf(services: Services): Set<() => void> {
-  let set = openStreams.get(services);
-  if (!set) openStreams.set(services, (set = new Set()));
-  return set;
-}
-
 /** What both stream routes say about keys (OpenAPI descriptions). */
 export const STREAM_RULES = 'A stream obeys its key: within seconds of the key being revoked or expiring it ends with a final `error` event whose data is the error body (code UNAUTHORIZED). One key (or one signed-in web session, for the editor streams) may hold at most ATELIER_STREAMS_PER_KEY open streams (default 25) across all API processes; past that the request is answered 429 RATE_LIMITED.';
-
-/** Per server: the open streams' keys, checked so a revoked or expired key's streams end (keyStreams.ts). */
-const keyStreams = new WeakMap<Services, KeyStreams>();
-function keyStreamsOf(services: Services): KeyStreams {
-  let k = keyStreams.get(services);
-  if (!k) keyStreams.set(services, (k = new KeyStreams(services.db, { perKey: services.config.streamsPerKey, checkMs: services.config.streamKeyCheckMs })));
-  return k;
-}
 
 /**
  * Server-Sent Events of a run: the same events its webhooks carry, each with its outbox id as the SSE
@@ -43,7 +27,7 @@ export async function streamRunEvents(services: Services, req: FastifyRequest, r
   const holder = req.principal ? principalOf(req).keyId : req.web?.session.id;
   if (!holder) throw new AppError('UNAUTHORIZED', 'an event stream needs an API key or a signed-in session');
   let endForKey: EndStream = () => {};
-  const releaseKey = await keyStreamsOf(services).open(holder, (reason) => endForKey(reason));
+  const releaseKey = await services.streams.openFor(holder, (reason) => endForKey(reason));
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
@@ -62,7 +46,7 @@ export async function streamRunEvents(services: Services, req: FastifyRequest, r
   const close = () => {
     if (closed) return;
     closed = true;
-    streamsOf(services).delete(close);
+    services.streams.untrack(close);
     releaseKey();
     off?.();
     offReconnect?.();
@@ -83,7 +67,7 @@ export async function streamRunEvents(services: Services, req: FastifyRequest, r
   };
   // Known to the shutdown before the first await: a stop that comes while the subscription is being made
   // must still end this stream (the client has its first bytes and waits).
-  streamsOf(services).add(close);
+  services.streams.track(close);
   req.raw.on('close', close);
   const unsubscribe = await services.notifier.subscribe(CHANNELS.events, (payload) => {
     if (payload.endsWith(`:${runId}`)) pump();
@@ -102,10 +86,7 @@ export async function streamRunEvents(services: Services, req: FastifyRequest, r
 }
 
 export async function runEventRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
-  app.addHook('preClose', async () => {
-    keyStreams.get(services)?.stop();
-    for (const close of [...streamsOf(services)]) close();
-  });
+  app.addHook('preClose', async () => services.streams.endAll());
   app.get('/v1/nodes/runs/:runId/events', {
     schema: {
       tags: ['nodes'], summary: 'Stream a standalone run\'s events (Server-Sent Events)',

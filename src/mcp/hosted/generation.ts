@@ -1,11 +1,11 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { AppError } from '../../errors.js';
+import { AppError, placeFields } from '../../errors.js';
 import { search } from '../../catalog/search.js';
 import { pricingView } from '../../catalog/views.js';
 import { estimateNodes } from '../../catalog/estimate.js';
 import { bytesOfSource, MAX_UPLOAD_BYTES, storeUpload } from '../../files/upload.js';
-import { answerCall, type ToolAnswer } from '../result.js';
+import { answerCall, toolPlaces, type ToolAnswer } from '../result.js';
 import { given, type ToolContext } from './context.js';
 import { waitAndAnswer } from './runAnswer.js';
 
@@ -167,7 +167,8 @@ async function batchExecute(ctx: ToolContext, args: Record<string, unknown>): Pr
       return { index, ...(await startModelRun(ctx, modelId, subModelId, inputs)) };
     } catch (err) {
       if (!(err instanceof AppError)) ctx.log(err);
-      const e = err instanceof AppError ? err : new AppError('INTERNAL', 'Internal error');
+      const placed = placeFields(err, toolPlaces);
+      const e = placed instanceof AppError ? placed : new AppError('INTERNAL', 'Internal error');
       return { index, error: `${e.code}: ${e.message}`, code: e.code };
     }
   }));

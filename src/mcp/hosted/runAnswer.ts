@@ -5,6 +5,7 @@ import { modelRunView } from '../../runs/view.js';
 import { workflowRunView } from '../../workflows/runView.js';
 import type { ToolAnswer } from '../result.js';
 import type { ToolContext } from './context.js';
+import { RUN_KIND_OF_ACCOUNT } from '../../runs/queries.js';
 
 /**
  * The hosted MCP answer about a run (docs/api.md "MCP"): structuredContent with runId, status and
@@ -33,7 +34,7 @@ function statusLine(status: string, progress: number | null | undefined, still: 
 /** Which kind a run id is (ids share one namespace); 404 for another account's or an unknown run. */
 export async function runTypeOf(ctx: ToolContext, runId: string): Promise<RunType> {
   if (!/^run_[0-9A-Za-z]{1,40}$/.test(runId)) throw new AppError('NOT_FOUND', 'run not found');
-  const row = (await ctx.services.db.query(`SELECT kind FROM runs WHERE id = $1 AND account_id = $2`, [runId, ctx.accountId])).rows[0];
+  const row = (await ctx.services.db.query(RUN_KIND_OF_ACCOUNT, [runId, ctx.accountId])).rows[0];
   if (!row) throw new AppError('NOT_FOUND', 'run not found');
   return row.kind === 'workflow' ? 'workflow' : 'model';
 }

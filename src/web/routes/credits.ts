@@ -18,7 +18,7 @@ export async function creditRoutes(app: FastifyInstance, { services }: { service
     const rows = await ledgerPage(services.db, principal.accountId, before === undefined ? null : BigInt(before), PAGE + 1);
     const entries = rows.slice(0, PAGE);
     return sendHtml(reply, creditsPage(ctx, {
-      balance: await balanceView(services, principal),
+      balance: await balanceView(services.credits, principal),
       entries,
       nextCursor: rows.length > PAGE ? entries.at(-1)!.id : null,
       firstPage: before === undefined,

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { holdAdjustment } from '../../../src/workflows/nodeCharge.js';
+import { holdAdjustment } from '../../../src/workflows/readyNode.js';
 import { pricedAtDefault, pricingFields } from '../../../src/pricing/fields.js';
 import { totalMicrocredits } from '../../../src/catalog/estimate.js';
 import { AppError } from '../../../src/errors.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { allEnded, nextStep, predecessorIndex } from '../../../src/workflows/readySet.js';
-import { runPlan } from '../../../src/workflows/runPlan.js';
+import { allEnded, nextStep } from '../../../src/workflows/readyNode.js';
+import { predecessorIndex, runPlan } from '../../../src/workflows/runPlan.js';
 import type { Graph, GraphNode } from '../../../src/workflows/types.js';
 
 const node = (id: string, type = 'm'): GraphNode => ({ id, type, subModelId: null, label: null, position: { x: 0, y: 0 }, data: {} });

@@ -1,5 +1,6 @@
 /**
- * The invariants `atelier doctor` verifies, each one SQL statement returning one row per violation.
+ * The read-only SQL of ops/: the invariants `atelier doctor` verifies (doctor.ts), each one SQL statement
+ * returning one row per violation, and the gauges the metrics read at scrape time (metrics.ts).
  * They run inside one read-only REPEATABLE READ transaction, so every check sees the same snapshot even
  * while the service keeps working. $1 is the threshold in seconds beyond which a run or delivery that
  * should be moving counts as stuck (the sweeper's own backstops act well within it).
@@ -82,7 +83,7 @@ runs_x AS (
               ELSE r.charged_microcredits END::bigint AS charged,
          CASE WHEN r.kind = 'workflow' THEN (SELECT count(*) FROM node_runs n WHERE n.run_id = r.id AND n.charged_microcredits > 0)
               ELSE CASE WHEN r.status = 'COMPLETED' AND r.charged_microcredits > 0 THEN 1 ELSE 0 END END::int AS units,
-         -- A workflow reserves its estimate, then may reserve more once per node priced above its share (nodeCharge.ts).
+         -- A workflow reserves its estimate, then may reserve more once per node priced above its share (workflows/readyNode.ts).
          CASE WHEN r.kind = 'workflow' THEN 1 + (SELECT count(*) FROM node_runs n WHERE n.run_id = r.id) ELSE 1 END::int AS max_reserves
     FROM runs r)
 SELECT p.run_id, x.kind, x.status, p.reserves, x.max_reserves, p.captures, p.captured, x.charged, x.units, x.estimated_microcredits AS estimated
@@ -172,3 +173,19 @@ SELECT w.destination, min(d.account_id) AS account_id, split_part(w.destination,
  ORDER BY w.destination LIMIT ${LIMIT}`,
   },
 ];
+
+/** Whether pg-boss's schema exists yet (it does once any process started the queue). */
+export const QUEUE_PRESENT = `SELECT to_regclass('pgboss.job') IS NOT NULL AS present`;
+/** LIVE_JOBS when there is no queue yet: no jobs. */
+export const NO_JOBS = `SELECT NULL::text AS run_id, NULL::text AS node_id WHERE false`;
+/** What the doctor's report counts. */
+export const TOTALS = `SELECT (SELECT count(*) FROM accounts)::int AS accounts, (SELECT count(*) FROM runs)::int AS runs,
+      (SELECT count(*) FROM ledger_entries)::int AS ledger_entries`;
+
+/** Runs and workflow nodes queued or running, by kind and status (the metrics' run gauges). */
+export const ACTIVE_RUNS = `
+SELECT kind, status, count(*)::int AS n FROM runs WHERE status IN ('QUEUED', 'RUNNING') GROUP BY kind, status
+UNION ALL
+SELECT 'workflow_node', status, count(*)::int FROM node_runs WHERE status IN ('QUEUED', 'RUNNING') GROUP BY status`;
+/** Webhook deliveries waiting to be sent (the metrics' delivery gauge). */
+export const PENDING_DELIVERIES = `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`;
