@@ -8,6 +8,7 @@ import type { StoredOutput } from '../files/render.js';
 import type { EnginePools } from './pools.js';
 import { RunFailure } from './failure.js';
 import { resultMetadata, type StoredFileFacts } from './resultMetadata.js';
+import { inSpan } from '../tracing/tracing.js';
 
 export interface EngineJob {
   accountId: string;
@@ -66,7 +67,7 @@ export class EngineRunner {
     // bounded number of times on a fresh child before the run fails.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.pools.execute(engine.id, req, ctx);
+        return await inSpan('atelier.engine', { 'atelier.model': job.nodeType, 'atelier.sub_model': mode.subModelId, 'atelier.engine': engine.id, 'atelier.engine.attempt': attempt }, () => this.pools.execute(engine.id, req, ctx));
       } catch (err) {
         if (!(err instanceof RunFailure) || err.code !== 'ENGINE_CRASHED' || job.signal.aborted) throw err;
         this.log.warn({ ...job.logContext, attempt, err: err.message }, 'engine process died');

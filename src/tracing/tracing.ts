@@ -158,3 +158,37 @@ function clean(a: Record<string, unknown>): Attributes {
   }
   return out;
 }
+
+/**
+ * Runs `fn` with a remote parent from another process as the active context (an engine child's task,
+ * whose parent is the worker's engine span). Off, or no parent: just `fn`.
+ */
+export function underTraceparent<T>(traceparent: string | null | undefined, fn: () => Promise<T>): Promise<T> {
+  if (!enabled || !traceparent) return fn();
+  return context.with(contextOfTraceparent(traceparent), fn);
+}
+
+/**
+ * One HTTP request to a model provider as a client span (`POST fal`), with the provider's label, method,
+ * host and path (never the query, which may hold a key) and the status it answered; `outcome` reads the
+ * status or the error from what `fn` returned. Off: just `fn`.
+ */
+export function providerRequest<T>(provider: string, method: string, url: URL, fn: () => Promise<T>, outcome: (r: T) => { status?: number; error?: Error }): Promise<T> {
+  if (!enabled) return fn();
+  return inSpan(`${method} ${provider}`, {
+    'atelier.provider': provider,
+    'http.request.method': method,
+    'server.address': url.hostname,
+    'server.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+    'url.full': `${url.origin}${url.pathname}`,
+  }, async (span) => {
+    const r = await fn();
+    const o = outcome(r);
+    if (o.status !== undefined) span?.setAttribute('http.response.status_code', o.status);
+    if (o.error) {
+      span?.setAttribute('error.type', o.status !== undefined ? String(o.status) : o.error.name);
+      failSpan(span, o.error);
+    }
+    return r;
+  }, { kind: 'client' });
+}

@@ -8,16 +8,16 @@ import { entrySql, settleHoldSql } from '../ledger/queries.js';
  * What a workflow run's execution needs that never changes once the run exists (its graph snapshot,
  * owner, request values, webhook and deadline): the executor reads it once per run and process.
  */
-export const RUN_PLAN = `SELECT account_id, workflow_id, webhook, input, cancel_after, graph FROM runs WHERE id = $1 AND kind = 'workflow'`;
+export const RUN_PLAN = `SELECT account_id, workflow_id, webhook, input, cancel_after, graph, trace_parent FROM runs WHERE id = $1 AND kind = 'workflow'`;
 
 /** The node rows of some workflow runs. */
 export const NODE_RUNS_OF = `SELECT * FROM node_runs WHERE run_id = ANY($1)`;
 /** Runs of the account among these ids. */
 export const RUNS_OF_ACCOUNT = `SELECT * FROM runs WHERE id = ANY($1) AND account_id = $2`;
 
-/** A new workflow run, QUEUED and holding its estimate ($5). */
-export const INSERT_RUN = `INSERT INTO runs (id, account_id, kind, workflow_id, status, input, estimated_microcredits, reserved_microcredits, webhook, cancel_after, graph)
-  VALUES ($1, $2, 'workflow', $3, 'QUEUED', $4, $5, $5, $6, CASE WHEN $7::int IS NULL THEN NULL ELSE now() + make_interval(secs => $7) END, $8) RETURNING *`;
+/** A new workflow run, QUEUED and holding its estimate ($5); $9 the creating span's traceparent or NULL (tracing/). */
+export const INSERT_RUN = `INSERT INTO runs (id, account_id, kind, workflow_id, status, input, estimated_microcredits, reserved_microcredits, webhook, cancel_after, graph, trace_parent)
+  VALUES ($1, $2, 'workflow', $3, 'QUEUED', $4, $5, $5, $6, CASE WHEN $7::int IS NULL THEN NULL ELSE now() + make_interval(secs => $7) END, $8, $9) RETURNING *`;
 
 /** A new workflow run's node rows, PENDING and holding their estimates: $2 ids, $3 types, $4 sub-models, $5 estimates. */
 export const INSERT_NODE_RUNS = `INSERT INTO node_runs (run_id, node_id, node_type, sub_model_id, status, estimated_microcredits, reserved_microcredits)
@@ -43,7 +43,7 @@ export const NODE_OUTPUTS = `SELECT node_id, output FROM node_runs WHERE run_id 
 export const NODE_ENDS = `SELECT node_id, node_type, status, error, CASE WHEN node_id = ANY($2) THEN output END AS output FROM node_runs WHERE run_id = $1`;
 
 /** The columns a worker needs of a node it claimed (CLAIM_NODE, START_NODE); the run's own are in RUN_PLAN. */
-const TASK_COLUMNS = 'nr.run_id, nr.node_id, nr.node_type, nr.sub_model_id, nr.input, nr.attempts';
+const TASK_COLUMNS = 'nr.run_id, nr.node_id, nr.node_type, nr.sub_model_id, nr.input, nr.attempts, nr.reserved_microcredits';
 
 /** Takes a node for execution: a queued one, or a running one whose worker's lease lapsed. */
 export const CLAIM_NODE = `UPDATE node_runs nr SET status = 'RUNNING', attempts = nr.attempts + 1, started_at = COALESCE(nr.started_at, now()),
