@@ -1,3 +1,4 @@
+import { context, propagation, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -17,5 +18,14 @@ export function startSdk(processRole: string): { flush(): Promise<void>; shutdow
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
   // The AsyncLocalStorage context manager (the active span follows awaits) and the W3C propagator.
   provider.register();
-  return { flush: () => provider.forceFlush(), shutdown: () => provider.shutdown() };
+  return {
+    flush: () => provider.forceFlush(),
+    shutdown: async () => {
+      await provider.shutdown();
+      // Unregistered, so a later start in the same process (tests) registers afresh.
+      trace.disable();
+      context.disable();
+      propagation.disable();
+    },
+  };
 }

@@ -169,13 +169,13 @@ export function underTraceparent<T>(traceparent: string | null | undefined, fn: 
 }
 
 /**
- * One HTTP request to a model provider as a client span (`POST fal`), with the provider's label, method,
+ * One HTTP request to a model provider as a client span (`POST fal.run`), with the provider's label, method,
  * host and path (never the query, which may hold a key) and the status it answered; `outcome` reads the
  * status or the error from what `fn` returned. Off: just `fn`.
  */
 export function providerRequest<T>(provider: string, method: string, url: URL, fn: () => Promise<T>, outcome: (r: T) => { status?: number; error?: Error }): Promise<T> {
   if (!enabled) return fn();
-  return inSpan(`${method} ${provider}`, {
+  return inSpan(`${method} ${url.host}`, {
     'atelier.provider': provider,
     'http.request.method': method,
     'server.address': url.hostname,
@@ -191,4 +191,21 @@ export function providerRequest<T>(provider: string, method: string, url: URL, f
     }
     return r;
   }, { kind: 'client' });
+}
+
+/**
+ * One engine call (in the worker: it covers the wait for an engine child and the child's work) as the span
+ * `atelier.engine`: the model, its mode, the engine and the route, which for a remote engine is the adapter
+ * and the provider's model (`openai/gpt-5.4`, `fal/fal-ai/flux/dev`). Off: just `fn`.
+ */
+export function engineCall<T>(c: { model: string; subModel: string; engine: string; options?: Record<string, unknown>; attempt: number }, fn: () => Promise<T>): Promise<T> {
+  if (!enabled) return fn();
+  const providerModel = typeof c.options?.model === 'string' ? c.options.model : undefined;
+  return inSpan('atelier.engine', {
+    'atelier.model': c.model,
+    'atelier.sub_model': c.subModel,
+    'atelier.engine': c.engine,
+    'atelier.route': providerModel ? `${c.engine}/${providerModel}` : c.engine,
+    'atelier.engine.attempt': c.attempt,
+  }, fn);
 }

@@ -102,7 +102,7 @@ export function spanTree(spans: ReceivedSpan[], traceId: string): SpanNode[] {
 const KIND = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'];
 
 /** Attributes worth a line in a printed tree (ids and money first). */
-const SHOWN = ['http.route', 'http.response.status_code', 'atelier.run.id', 'atelier.node.id', 'atelier.model', 'atelier.engine', 'atelier.provider', 'url.full',
+const SHOWN = ['http.route', 'http.response.status_code', 'atelier.run.id', 'atelier.node.id', 'atelier.model', 'atelier.route', 'atelier.provider', 'url.full',
   'atelier.microcredits.reserved', 'atelier.microcredits.charged', 'atelier.run.status', 'atelier.run.charged_microcredits', 'atelier.node.status'];
 
 /**

@@ -155,6 +155,8 @@ test('a two-node workflow run with a remote provider call is one trace: request 
   const p = provider[0]!.span;
   assert.equal(p.resource['atelier.process'], 'engine', 'the provider request is made in the engine child');
   assert.equal(p.attributes['http.request.method'], 'POST');
+  assert.equal(p.name, `POST ${new URL(openai.url).host}`);
+  assert.equal(llmEngine.span.attributes['atelier.route'], 'openai/gpt-5.4', 'the route: the adapter and the provider\'s model');
   assert.equal(p.attributes['http.response.status_code'], 200);
   assert.equal(p.attributes['url.full'], `${openai.url}/v1/chat/completions`);
   assert.equal(openai.callsTo('POST', /chat\/completions/).length, 1);
