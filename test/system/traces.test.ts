@@ -168,6 +168,35 @@ test('a two-node workflow run with a remote provider call is one trace: request 
   await until('the API request log line with the trace id', () => traced(apiLines).some((o) => o.msg === 'request' && o.url === '/v1/runs'), 30_000, tails);
 });
 
+test('a model run is one trace too: request -> run -> its execution in the worker -> engine, with what it reserved and was charged', async () => {
+  const user = await services.accounts.createUser({ email: `traces-model-${process.pid}@example.com`, password: 'correct horse battery' });
+  await services.credits.grant(user.actingAccountId, 1_000_000n);
+  const { key } = await services.keys.create(user, { label: 'traces', perMinute: 1000, perDay: 100_000 });
+  const created = await call('POST', '/v1/nodes/word_count/run', key, { input: { text: 'one two three' } });
+  assert.equal(created.status, 202, JSON.stringify(created.body));
+  const runId: string = created.body.runId;
+  let root: SpanNode | undefined;
+  await until('the model run\'s trace', () => {
+    const http = receiver.spans.find((s) => s.name === 'POST /v1/nodes/:nodeType/run' && s.attributes['http.response.status_code'] === 202);
+    if (!http) return false;
+    root = spanTree(receiver.spans, http.traceId)[0];
+    return root !== undefined && find(root, (s) => s.name === 'atelier.run.execute' && s.attributes['atelier.run.status'] !== undefined).length === 1
+      && find(root, (s) => s.name === 'atelier.engine').length === 1;
+  }, 120_000, tails);
+  const printed = formatSpanTree([root!]);
+  console.log(`\nTrace of model run ${runId}:\n${printed}\n`);
+  const [runSpan] = root!.children;
+  assert.equal(runSpan!.span.name, 'atelier.run', printed);
+  assert.equal(runSpan!.span.attributes['atelier.run.id'], runId);
+  const [exec] = runSpan!.children;
+  assert.equal(exec!.span.name, 'atelier.run.execute', printed);
+  assert.equal(exec!.span.resource['atelier.process'], 'worker');
+  assert.equal(exec!.span.attributes['atelier.model'], 'word_count');
+  assert.equal(exec!.span.attributes['atelier.run.status'], 'COMPLETED');
+  assert.equal(exec!.span.attributes['atelier.microcredits.charged'], runSpan!.span.attributes['atelier.microcredits.reserved']);
+  assert.equal(exec!.children[0]!.span.name, 'atelier.engine');
+});
+
 test('tracing off: nothing asks for it, so no span is made and no traceparent is given', async () => {
   // The module answers without loading anything while the variables do not ask for traces.
   const t = await import('../../src/tracing/tracing.js');
