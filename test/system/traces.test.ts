@@ -62,8 +62,8 @@ after(async () => {
 
 const tails = () => procs.map((p) => `--- ${p.role}\n${p.tail()}`).join('\n');
 
-async function call(method: string, p: string, key: string, body?: unknown) {
-  const res = await fetch(procs[0]!.url + p, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+async function call(method: string, p: string, key: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(procs[0]!.url + p, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers }, body: body ? JSON.stringify(body) : undefined });
   return { status: res.status, body: await res.json() as any };
 }
 
@@ -172,7 +172,10 @@ test('a model run is one trace too: request -> run -> its execution in the worke
   const user = await services.accounts.createUser({ email: `traces-model-${process.pid}@example.com`, password: 'correct horse battery' });
   await services.credits.grant(user.actingAccountId, 1_000_000n);
   const { key } = await services.keys.create(user, { label: 'traces', perMinute: 1000, perDay: 100_000 });
-  const created = await call('POST', '/v1/nodes/word_count/run', key, { input: { text: 'one two three' } });
+  assert.equal((await fetch(`${procs[0]!.url}/readyz`)).status, 200); // a probe: no span (checked below, once later spans of the API arrived)
+  // The caller's own trace: a traceparent header makes the request's span its child.
+  const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
+  const created = await call('POST', '/v1/nodes/word_count/run', key, { input: { text: 'one two three' } }, { traceparent: `00-${callerTrace}-00f067aa0ba902b7-01` });
   assert.equal(created.status, 202, JSON.stringify(created.body));
   const runId: string = created.body.runId;
   let root: SpanNode | undefined;
@@ -185,6 +188,9 @@ test('a model run is one trace too: request -> run -> its execution in the worke
   }, 120_000, tails);
   const printed = formatSpanTree([root!]);
   console.log(`\nTrace of model run ${runId}:\n${printed}\n`);
+  assert.equal(root!.span.traceId, callerTrace, 'the request joined the caller\'s trace');
+  assert.equal(root!.span.parentSpanId, '00f067aa0ba902b7');
+  assert.equal(receiver.spans.filter((s) => s.attributes['http.route'] === '/readyz').length, 0, 'no spans for probes');
   const [runSpan] = root!.children;
   assert.equal(runSpan!.span.name, 'atelier.run', printed);
   assert.equal(runSpan!.span.attributes['atelier.run.id'], runId);

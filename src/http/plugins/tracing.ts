@@ -3,6 +3,9 @@ import { contextWith, inSpan, spanLogFields, startSpan, tracingEnabled, type Att
 import type { Span } from '@opentelemetry/api';
 
 /** Each request's server span, while traces are on. */
+// Probes and scrapes answer every few seconds and say nothing a trace needs: no span for them.
+const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
+
 const spans = new WeakMap<FastifyRequest, Span>();
 
 /**
@@ -16,6 +19,7 @@ export function registerTracing(app: FastifyInstance): void {
   if (!tracingEnabled()) return;
   app.addHook('onRequest', (req, _reply, done) => {
     const route = req.routeOptions.url;
+    if (route !== undefined && UNTRACED.has(route)) return done();
     const span = startSpan(`${req.method} ${route ?? 'unmatched'}`, {
       'http.request.method': req.method,
       'http.route': route,
