@@ -91,7 +91,7 @@ export class ModelRunExecutor {
   }
 
   private observe(run: any): void {
-    if (run) annotate({ 'atelier.run.status': run.status, 'atelier.microcredits.charged': run.charged_microcredits });
+    if (run) annotate({ 'atelier.run.status': run.status, 'atelier.microcredits.charged': run.charged_microcredits }, run.status === 'FAILED' ? run.error : null);
     if (run) this.opts.metrics?.observeRun('node', run.node_type, run.status, run.started_at, run.finished_at);
   }
 }

@@ -111,10 +111,12 @@ export function failSpan(span: Span | undefined, err: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message.slice(0, 500) : String(err).slice(0, 500) });
 }
 
-/** Adds attributes to the active span, if any (e.g. what a settle charged). */
-export function annotate(attributes: Attrs): void {
+/** Adds attributes to the active span, if any (e.g. what a settle charged); `error`: the work it covers failed so. */
+export function annotate(attributes: Attrs, error?: string | null): void {
   if (!enabled) return;
-  trace.getActiveSpan()?.setAttributes(clean(attributes));
+  const span = trace.getActiveSpan();
+  span?.setAttributes(clean(attributes));
+  if (span && error) span.setStatus({ code: SpanStatusCode.ERROR, message: error.slice(0, 500) });
 }
 
 /** The active span as a W3C traceparent (`00-<trace id>-<span id>-<flags>`), or null (none, or tracing off). */

@@ -396,7 +396,7 @@ export class WorkflowExecutor {
       done = await settleIn(false);
     }
     // After the commit, so a rolled-back (retried or refused) settle does not count. A completed node is charged what it held (SETTLE_NODE).
-    if (done) annotate({ 'atelier.node.status': done.row.status, 'atelier.microcredits.charged': done.row.status === 'COMPLETED' ? task.reserved_microcredits : 0 });
+    if (done) annotate({ 'atelier.node.status': done.row.status, 'atelier.microcredits.charged': done.row.status === 'COMPLETED' ? task.reserved_microcredits : 0 }, end.status === 'FAILED' ? end.error : null);
     if (done) this.opts.metrics?.observeRun('workflow_node', done.row.node_type, done.row.status, done.row.started_at, done.row.finished_at);
     return { settled: done !== undefined, next: done?.advanced.next };
   }

@@ -203,6 +203,37 @@ test('a model run is one trace too: request -> run -> its execution in the worke
   assert.equal(exec!.children[0]!.span.name, 'atelier.engine');
 });
 
+test('a failed provider request marks its span, the engine call and the run as errors; the run span says nothing was charged', async () => {
+  const user = await services.accounts.createUser({ email: `traces-fail-${process.pid}@example.com`, password: 'correct horse battery' });
+  await services.credits.grant(user.actingAccountId, 50_000_000n);
+  const { key } = await services.keys.create(user, { label: 'traces', perMinute: 1000, perDay: 100_000 });
+  openai.inject('POST', /chat\/completions$/, { status: 400, json: { error: { message: 'the prompt is refused', type: 'invalid_request_error', param: null, code: null } } });
+  const created = await call('POST', '/v1/nodes/gpt_5_4/run', key, { input: { prompt: 'refuse me' } });
+  assert.equal(created.status, 202, JSON.stringify(created.body));
+  const runId: string = created.body.runId;
+  let root: SpanNode | undefined;
+  await until('the failed run\'s trace', () => {
+    const http = receiver.spans.find((s) => s.name === 'POST /v1/nodes/:nodeType/run' && receiver.spans.some((r) => r.traceId === s.traceId && r.attributes['atelier.run.id'] === runId));
+    if (!http) return false;
+    root = spanTree(receiver.spans, http.traceId)[0];
+    return root !== undefined && find(root, (s) => s.name === 'atelier.run.execute' && s.attributes['atelier.run.status'] !== undefined).length === 1
+      && find(root, (s) => s.kind === 3).length === 1;
+  }, 120_000, tails);
+  const printed = formatSpanTree([root!]);
+  console.log(`\nTrace of failed model run ${runId}:\n${printed}\n`);
+  const [exec] = find(root!, (s) => s.name === 'atelier.run.execute');
+  assert.equal(exec!.span.attributes['atelier.run.status'], 'FAILED');
+  assert.equal(exec!.span.attributes['atelier.microcredits.charged'], 0);
+  assert.equal(exec!.span.status.code, 2, 'the run span is an error');
+  assert.match(exec!.span.status.message ?? '', /rejected the input/);
+  const [engine] = find(root!, (s) => s.name === 'atelier.engine');
+  assert.equal(engine!.span.status.code, 2);
+  const [provider] = find(root!, (s) => s.kind === 3);
+  assert.equal(provider!.span.attributes['http.response.status_code'], 400);
+  assert.equal(provider!.span.attributes['error.type'], '400');
+  assert.equal(provider!.span.status.code, 2);
+});
+
 test('tracing off: nothing asks for it, so no span is made and no traceparent is given', async () => {
   // The module answers without loading anything while the variables do not ask for traces.
   const t = await import('../../src/tracing/tracing.js');
