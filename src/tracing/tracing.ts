@@ -171,12 +171,18 @@ export function underTraceparent<T>(traceparent: string | null | undefined, fn: 
 }
 
 /**
- * One HTTP request to a model provider as a client span (`POST fal.run`), with the provider's label, method,
+ * One HTTP request to a model provider (or a download of a file it answered) as a client span (`POST fal.run`), with the provider's label, method,
  * host and path (never the query, which may hold a key) and the status it answered; `outcome` reads the
  * status or the error from what `fn` returned. Off: just `fn`.
  */
-export function providerRequest<T>(provider: string, method: string, url: URL, fn: () => Promise<T>, outcome: (r: T) => { status?: number; error?: Error }): Promise<T> {
+export function providerRequest<T>(provider: string, method: string, target: URL | string, fn: () => Promise<T>, outcome: (r: T) => { status?: number; error?: Error }): Promise<T> {
   if (!enabled) return fn();
+  let url: URL;
+  try {
+    url = typeof target === 'string' ? new URL(target) : target;
+  } catch {
+    return fn(); // the request itself says what is wrong with its URL
+  }
   return inSpan(`${method} ${url.host}`, {
     'atelier.provider': provider,
     'http.request.method': method,

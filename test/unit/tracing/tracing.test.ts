@@ -4,6 +4,10 @@ import { PassThrough } from 'node:stream';
 import { createLogger } from '../../../src/logger.js';
 import * as t from '../../../src/tracing/tracing.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../../helpers/otlp.js';
+import { ProviderClient } from '../../../src/engines/remote/http.js';
+import { downloadOutput } from '../../../src/engines/remote/outputs.js';
+import { resolveCommon } from '../../../src/engines/remote/settings.js';
+import { FakeServer } from '../../helpers/providers/server.js';
 
 // The tracing module in this process (issue 30 item 5): off until the environment asks, then spans nest
 // through awaits, a traceparent round-trips, log lines carry the active span's ids, and a stop flushes.
@@ -60,6 +64,17 @@ test('on: spans nest through awaits, continue a remote parent, put their ids on 
   }, { parent: remote });
   assert.match(inner, /^00-0af7651916cd43dd8448eb211c80319c-[0-9a-f]{16}-01$/);
   await assert.rejects(t.inSpan('failing', {}, async () => { throw new Error('boom'); }), /boom/);
+  // Provider requests: each attempt a client span (here a refused one), and a download of an output file.
+  const provider = new FakeServer((req) => (req.path === '/out.png' ? { body: Buffer.from('png bytes') } : { status: 422, json: { error: 'no' } }));
+  await provider.start();
+  try {
+    const client = new ProviderClient({ label: 'Fake', baseUrl: provider.url, headers: {}, secrets: [] });
+    await assert.rejects(t.inSpan('engine', {}, () => client.request('jobs?key=secret', { json: {}, signal: new AbortController().signal })), /rejected the input/);
+    const got = await downloadOutput(`${provider.url}/out.png?sig=secret`, resolveCommon({ allowPrivate: true }), new AbortController().signal, 'Fake');
+    assert.equal(got.toString(), 'png bytes');
+  } finally {
+    await provider.close();
+  }
   await new Promise((r) => setImmediate(r));
   assert.equal(lines[0].trace_id, '0af7651916cd43dd8448eb211c80319c');
   assert.equal(lines[0].span_id, inner.split('-')[2]);
@@ -70,4 +85,15 @@ test('on: spans nest through awaits, continue a remote parent, put their ids on 
   assert.equal(byName.get('outer')!.attributes['atelier.microcredits.reserved'], 5);
   assert.equal(byName.get('failing')!.status.code, 2);
   assert.equal(byName.get('outer')!.resource['atelier.process'], 'test');
+  const host = new URL(receiver.url).hostname;
+  const posts = receiver.spans.filter((s) => s.name.startsWith('POST ') && s.kind === 3);
+  assert.equal(posts.length, 1);
+  assert.equal(posts[0]!.parentSpanId, byName.get('engine')!.spanId);
+  assert.equal(posts[0]!.attributes['http.response.status_code'], 422);
+  assert.equal(posts[0]!.status.code, 2);
+  assert.equal(posts[0]!.attributes['atelier.provider'], 'Fake');
+  assert.doesNotMatch(String(posts[0]!.attributes['url.full']), /secret/, 'no query in the span');
+  const download = receiver.spans.find((s) => s.name.startsWith('GET ') && s.kind === 3)!;
+  assert.equal(download.attributes['http.response.status_code'], 200);
+  assert.match(String(download.attributes['url.full']), new RegExp(`^http://${host}:\\d+/out\\.png$`));
 });
