@@ -217,3 +217,32 @@ export function engineCall<T>(c: { model: string; subModel: string; engine: stri
     'atelier.engine.attempt': c.attempt,
   }, fn);
 }
+
+/**
+ * One webhook delivery attempt as a client span (`webhook POST receiver.example.com`) in the trace of the
+ * run it reports on (`traceparent`, the run row's). `fn` answers the receiver's status (a throw: no answer).
+ * Off: just `fn`.
+ */
+export function webhookAttempt(traceparent: string | null | undefined, a: { runId?: string; eventId: string; eventType?: string; attempt: number; url: string }, fn: () => Promise<number>): Promise<number> {
+  if (!enabled) return fn();
+  let url: URL;
+  try {
+    url = new URL(a.url);
+  } catch {
+    return fn();
+  }
+  return inSpan(`webhook POST ${url.host}`, {
+    'atelier.run.id': a.runId,
+    'atelier.event.id': a.eventId,
+    'atelier.event.type': a.eventType,
+    'atelier.webhook.attempt': a.attempt,
+    'http.request.method': 'POST',
+    'server.address': url.hostname,
+    'url.full': `${url.origin}${url.pathname}`,
+  }, async (span) => {
+    const status = await fn();
+    span?.setAttribute('http.response.status_code', status);
+    if (status < 200 || status >= 300) span?.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${status}` });
+    return status;
+  }, { kind: 'client', parent: traceparent ?? null });
+}

@@ -103,7 +103,7 @@ const KIND = ['unspecified', 'internal', 'server', 'client', 'producer', 'consum
 
 /** Attributes worth a line in a printed tree (ids and money first). */
 const SHOWN = ['http.route', 'http.response.status_code', 'atelier.run.id', 'atelier.node.id', 'atelier.model', 'atelier.route', 'atelier.provider', 'url.full',
-  'atelier.microcredits.reserved', 'atelier.microcredits.charged', 'atelier.run.status', 'atelier.run.charged_microcredits', 'atelier.node.status'];
+  'atelier.microcredits.reserved', 'atelier.microcredits.charged', 'atelier.run.status', 'atelier.run.charged_microcredits', 'atelier.node.status', 'atelier.event.type'];
 
 /**
  * The trees as text, one span a line: name, kind, the process that made it (resource `atelier.process`),

@@ -10,12 +10,14 @@ import { createServices } from '../../src/app/services.js';
 import { freshDatabase } from '../helpers/db.js';
 import { spawnRole, type RoleProcess } from '../helpers/processes.js';
 import { until } from '../helpers/poll.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { startOpenAIFake, type OpenAIFake } from '../helpers/providers/openai.js';
 import { formatSpanTree, spanTree, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan, type SpanNode } from '../helpers/otlp.js';
 
 // Issue 30 item 5: one workflow run (a local text node feeding a remote LLM node) through an API process and
 // a worker process, traced by the standard OTEL_* variables into a local OTLP/HTTP receiver. One trace:
-// HTTP request -> run -> each node -> its engine call -> (in the engine child) the provider request.
+// HTTP request -> run -> each node -> its engine call -> (in the engine child) the provider request; and the
+// run's webhook deliveries, from a deliverer process, under the run too.
 const KEY = 'sk-traces-0123456789';
 
 let database: { url: string; drop: () => Promise<void> };
@@ -24,6 +26,7 @@ let services: Services;
 let dataDir: string;
 let receiver: OtlpReceiver;
 let openai: OpenAIFake;
+let hooks: Awaited<ReturnType<typeof startReceiver>>;
 const procs: RoleProcess[] = [];
 const apiLines: string[] = [];
 const workerLines: string[] = [];
@@ -35,6 +38,7 @@ before(async () => {
   opened = await openDatabase(config, { poolSize: 2 }); // migrates once, before either child starts
   services = await createServices(config, opened.db);
   receiver = await startOtlpReceiver();
+  hooks = await startReceiver();
   openai = await startOpenAIFake({ apiKey: KEY, models: ['gpt-5.4'], answer: ['A', ' short', ' poem', '.'] });
   const env = {
     DATABASE_URL: database.url, DATA_DIR: dataDir,
@@ -45,7 +49,7 @@ before(async () => {
     OTEL_SERVICE_NAME: 'atelier-traces-test',
     OTEL_BSP_SCHEDULE_DELAY: '200',
   };
-  procs.push(...(await Promise.all([spawnRole('api', env), spawnRole('worker', env)])));
+  procs.push(...(await Promise.all([spawnRole('api', env), spawnRole('worker', env), spawnRole('deliverer', env)])));
   const keep = (into: string[]) => (chunk: Buffer) => into.push(...chunk.toString('utf8').split('\n').filter(Boolean));
   procs[0]!.child.stdout!.on('data', keep(apiLines));
   procs[1]!.child.stdout!.on('data', keep(workerLines));
@@ -54,6 +58,7 @@ before(async () => {
 after(async () => {
   await Promise.all(procs.map((p) => p.stop()));
   await receiver?.close();
+  await hooks?.close();
   await openai?.close();
   await opened?.close();
   await database?.drop();
@@ -89,7 +94,7 @@ test('a two-node workflow run with a remote provider call is one trace: request 
     ],
   });
   assert.equal(wf.status, 201, JSON.stringify(wf.body));
-  const created = await call('POST', '/v1/runs', key, { workflowId: wf.body.id, values: { req: { topic: 'tracing' } } });
+  const created = await call('POST', '/v1/runs', key, { workflowId: wf.body.id, values: { req: { topic: 'tracing' } }, webhook: { url: hooks.url('/traced') } });
   assert.equal(created.status, 202, JSON.stringify(created.body));
   const runId: string = created.body.runId;
   let run: any;
@@ -104,12 +109,15 @@ test('a two-node workflow run with a remote provider call is one trace: request 
   await until('the POST /v1/runs server span', () => (http = receiver.spans.find((s) => s.name === 'POST /v1/runs')) !== undefined, 60_000, tails);
   const row = (await opened.db.query(`SELECT trace_parent FROM runs WHERE id = $1`, [runId])).rows[0];
   assert.match(row.trace_parent, new RegExp(`^00-${http!.traceId}-[0-9a-f]{16}-01$`), 'the run row carries the trace');
-  // Every span of the run has arrived once the provider request (sent from the engine child) and both nodes' settles have.
+  // Every span of the run has arrived once the provider request (sent from the engine child), both nodes'
+  // settles and a span for every webhook delivery the receiver got have.
   const ofTrace = () => receiver.spans.filter((s) => s.traceId === http!.traceId);
-  await until('the node, engine and provider spans', () => {
+  await until('the run.completed webhook', () => hooks.forPath('/traced').some((r) => r.json?.type === 'run.completed'), 60_000, tails);
+  await until('the node, engine, provider and webhook spans', () => {
     const spans = ofTrace();
     return spans.filter((s) => s.name === 'atelier.node' && s.attributes['atelier.node.status'] !== undefined).length === 2
-      && spans.some((s) => s.kind === 3 && s.attributes['atelier.provider'] !== undefined);
+      && spans.some((s) => s.kind === 3 && s.attributes['atelier.provider'] !== undefined)
+      && spans.filter((s) => s.name.startsWith('webhook POST')).length === hooks.forPath('/traced').length;
   }, 60_000, () => formatSpanTree(spanTree(receiver.spans, http!.traceId)));
 
   const roots = spanTree(receiver.spans, http!.traceId);
@@ -131,6 +139,15 @@ test('a two-node workflow run with a remote provider call is one trace: request 
   assert.equal(runSpan.span.attributes['atelier.microcredits.reserved'], run.estimatedCredits);
 
   const nodes = runSpan.children.filter((c) => c.span.name === 'atelier.node');
+  // The webhook deliveries: client spans of the deliverer process, children of the run span, one per attempt.
+  const webhooks = runSpan.children.filter((c) => c.span.name.startsWith('webhook POST'));
+  assert.deepEqual(webhooks.map((w) => w.span.attributes['atelier.event.type']).sort(), hooks.forPath('/traced').map((r) => r.json.type).sort(), printed);
+  for (const w of webhooks) {
+    assert.equal(w.span.resource['atelier.process'], 'deliverer');
+    assert.equal(w.span.kind, 3);
+    assert.equal(w.span.attributes['http.response.status_code'], 200);
+    assert.equal(w.span.attributes['atelier.run.id'], runId);
+  }
   assert.deepEqual(nodes.map((n) => n.span.attributes['atelier.node.id']), ['prompt', 'poem'], printed);
   const charged: Record<string, number> = Object.fromEntries(run.nodeRuns.map((n: any) => [n.nodeId, n.actualCredits]));
   for (const n of nodes) {
