@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
+import { traceLogFields } from './tracing/tracing.js';
 
 /**
  * Whether to write human lines instead of JSON: on a terminal, unless LOG_FORMAT=json asks for JSON;
@@ -18,6 +19,8 @@ export function createLogger(level: string, opts: { pretty?: boolean; destinatio
   const options = {
     level,
     redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.authorization', 'key'], censor: '[redacted]' },
+    // trace_id and span_id of the active span, while traces are on (tracing/tracing.ts); nothing otherwise.
+    mixin: traceLogFields,
   };
   if (!(opts.pretty ?? wantsPrettyLogs())) return pino(options, opts.destination ?? jsonStdout());
   // Synchronous, in this thread: a start-up line is on the terminal before the next step begins.

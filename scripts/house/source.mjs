@@ -188,7 +188,7 @@ export function moduleOf(file) {
  * type of the service objects (built in app/) that the transports above it take.
  */
 export const LAYERS = [
-  ['contract', 'ids.ts', 'errors.ts', 'config.ts', 'logger.ts', 'logMasks.ts', 'canonicalJson.ts', 'net', 'pricing'],
+  ['contract', 'ids.ts', 'errors.ts', 'config.ts', 'logger.ts', 'logMasks.ts', 'canonicalJson.ts', 'net', 'pricing', 'tracing'],
   ['db', 'pagination.ts'],
   ['engines', 'errorReplies'],
   ['catalog', 'files', 'keys', 'accounts', 'ledger', 'billing', 'events', 'queue'],

@@ -13,6 +13,7 @@ import { clientErrorHandler, registerErrorHandling } from '../http/plugins/error
 import { registerAuth } from '../http/plugins/auth.js';
 import { registerValidation } from '../http/plugins/validation.js';
 import { registerJsonBody } from '../http/plugins/jsonBody.js';
+import { registerTracing } from '../http/plugins/tracing.js';
 import { healthRoutes } from '../http/routes/health.js';
 import { creditRoutes } from '../http/routes/credits.js';
 import { ErrorResponse } from '../contract/errors.js';
@@ -76,6 +77,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   }) as unknown as FastifyInstance).withTypeProvider<TypeBoxTypeProvider>();
 
   capConnectionsPerAddress(app.server, services.config.http.connectionsPerAddress);
+  registerTracing(app);
 
   // Hooks that never wait are written callback-style: an async hook costs every request a promise and a
   // microtask turn for nothing.

@@ -6,7 +6,8 @@ import { guardedFetch, OutboundError } from '../net/urlGuard.js';
 import { deliveryHeaders } from './signing.js';
 import { delayBeforeAttempt } from './retrySchedule.js';
 import type { WebhookSecretService } from './secrets.js';
-import { CLAIM_FAIR, CLAIM_LOCK, FINISH_ATTEMPT, OPEN_CIRCUIT, RECORD_ATTEMPT, RECORD_DELIVERED_AND_HAND_ON, RECORD_FAILURE, RECORD_SUCCESS, RELEASE_CLAIMS } from './queries.js';
+import { CLAIM_FAIR, CLAIM_LOCK, FINISH_ATTEMPT, OPEN_CIRCUIT, RECORD_ATTEMPT, RECORD_DELIVERED_AND_HAND_ON, RECORD_FAILURE, RECORD_SUCCESS, RELEASE_CLAIMS, EVENT_TRACE_PARENT } from './queries.js';
+import { tracingEnabled, webhookAttempt } from '../tracing/tracing.js';
 import { countsAsFailure, destinationOf, openSecondsAfter } from './fairDelivery.js';
 
 /** Sends one HTTP POST; resolves with the status code, rejects on network errors and time-outs. */
@@ -127,12 +128,14 @@ export class Deliverer {
       'user-agent': 'Atelier-Webhooks/1.0',
       ...deliveryHeaders(secrets, d.event_id, Math.floor(Date.now() / 1000), body),
     };
+    // While traces are on, the attempt joins its run's trace (one read of the run's traceparent).
+    const run = tracingEnabled() ? (await this.db.query(EVENT_TRACE_PARENT, [d.event_id])).rows[0] : undefined;
     const started = performance.now();
     let status: number | undefined;
     let error: string | undefined;
     let permanent = false;
     try {
-      status = await this.opts.post(d.url, headers, body, this.opts.timeoutMs);
+      status = await webhookAttempt(run?.trace_parent, { runId: run?.run_id, eventId: d.event_id, eventType: d.payload?.type, attempt: d.attempts, url: d.url }, () => this.opts.post(d.url, headers, body, this.opts.timeoutMs));
     } catch (err) {
       error = (err as Error).message || String(err);
       permanent = err instanceof PermanentDeliveryError;

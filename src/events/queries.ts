@@ -38,6 +38,9 @@ export const DELIVERY_PAGE = `SELECT d.id, d.event_id, d.run_id, d.url, d.status
 /** An event of the account with its run's webhook (a replay). */
 export const EVENT_WITH_WEBHOOK = `SELECT e.event_id, e.run_id, r.webhook FROM events e JOIN runs r ON r.id = e.run_id WHERE e.event_id = $1 AND e.account_id = $2`;
 
+/** An event's run and the W3C traceparent it was created under (tracing/), for its deliveries' spans. */
+export const EVENT_TRACE_PARENT = `SELECT r.id AS run_id, r.trace_parent FROM events e JOIN runs r ON r.id = e.run_id WHERE e.event_id = $1`;
+
 /** A replay's earlier deliveries of the same run still waiting come due now too. $3 the replay's delivery id. */
 export const HURRY_EARLIER_DELIVERIES = `UPDATE webhook_deliveries SET next_attempt_at = now()
   WHERE run_id = $1 AND account_id = $2 AND status = 'pending' AND id < $3 AND next_attempt_at > now()`;

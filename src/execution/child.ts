@@ -3,6 +3,7 @@ import os from 'node:os';
 import type { Engine, EngineContext, EngineOutputs, FetchMediaOptions, Media } from '../engines/types.js';
 import { outputBytes } from './limits.js';
 import { rebuildError, serializeError, type ChildMessage, type ChildResult, type ChildTask, type EngineSetup, type ParentMessage } from './protocol.js';
+import { flushTracing, startTracing, underTraceparent } from '../tracing/tracing.js';
 
 /**
  * Runs inside an engine child process (one task at a time; see childPool.ts). Builds this build's engines
@@ -46,7 +47,7 @@ try {
 process.on('message', (m: ParentMessage) => {
   if (!m || typeof m !== 'object' || !('t' in m)) return;
   if (m.t === 'run') {
-    void runTask(m.task).then((result) => {
+    void underTraceparent(m.task.traceparent, () => runTask(m.task)).then((result) => {
       const heapUsed = process.memoryUsage().heapUsed;
       try {
         process.send?.({ t: 'result', taskId: m.task.taskId, result, heapUsed } satisfies ChildMessage);
@@ -54,7 +55,7 @@ process.on('message', (m: ParentMessage) => {
         // An output the channel cannot carry fails the task rather than leaving it waiting.
         send({ t: 'result', taskId: m.task.taskId, result: { ok: false, error: serializeError(err) }, heapUsed });
       }
-    });
+    }).then(flushTracing); // after the result, so a slow trace collector never holds a run up
   } else if (m.t === 'media') {
     const p = media.get(m.id);
     if (!p) return;
@@ -122,6 +123,9 @@ async function runTask(task: ChildTask): Promise<ChildResult> {
     current = undefined;
   }
 }
+
+// Traces, when the operator's OTEL_* variables (inherited from the service) ask for them.
+await startTracing('engine');
 
 // Listening now: the pool may send the first task.
 send({ t: 'ready' });

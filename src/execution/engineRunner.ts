@@ -8,6 +8,7 @@ import type { StoredOutput } from '../files/render.js';
 import type { EnginePools } from './pools.js';
 import { RunFailure } from './failure.js';
 import { resultMetadata, type StoredFileFacts } from './resultMetadata.js';
+import { engineCall, traceLogFields } from '../tracing/tracing.js';
 
 export interface EngineJob {
   accountId: string;
@@ -39,6 +40,8 @@ export class EngineRunner {
   ) {}
 
   async run(job: EngineJob): Promise<EngineOutputs> {
+    // The engine's log lines arrive over the child's channel, outside the caller's span: they take its trace ids here.
+    job = { ...job, logContext: { ...job.logContext, ...traceLogFields() } };
     const { mode } = this.catalog.resolveNode(job.nodeType, job.subModelId, { requireSubModel: false });
     const engine = this.engines.get(mode.engine.engine);
     if (!engine) throw new Error(`engine ${mode.engine.engine} is not available in this worker`);
@@ -66,7 +69,7 @@ export class EngineRunner {
     // bounded number of times on a fresh child before the run fails.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.pools.execute(engine.id, req, ctx);
+        return await engineCall({ model: job.nodeType, subModel: mode.subModelId, engine: engine.id, options: req.options, attempt }, () => this.pools.execute(engine.id, req, ctx));
       } catch (err) {
         if (!(err instanceof RunFailure) || err.code !== 'ENGINE_CRASHED' || job.signal.aborted) throw err;
         this.log.warn({ ...job.logContext, attempt, err: err.message }, 'engine process died');

@@ -7,6 +7,7 @@ import type { ExecutionLimits } from '../config.js';
 import { ChildPool, type ChildJob } from './childPool.js';
 import { groupResidentBytes } from './processGroup.js';
 import { rebuildError, serializeError, type ChildMessage } from './protocol.js';
+import { currentTraceparent } from '../tracing/tracing.js';
 
 /**
  * Engines that share a pool of children: one family's children load the same libraries and models, so a
@@ -106,7 +107,7 @@ export class EnginePools {
   }
 
   private task(engineId: string, req: ExecuteRequest, deadline: number, tmpDir: string): ChildTask {
-    return { taskId: randomUUID(), engineId, req, deadline, tmpDir, maxOutputBytes: this.limits.maxOutputBytes, setup: this.setup };
+    return { taskId: randomUUID(), engineId, req, deadline, tmpDir, maxOutputBytes: this.limits.maxOutputBytes, setup: this.setup, traceparent: currentTraceparent() };
   }
 
   /** Runs one engine call in a child of the engine's family; the context's signal kills the child. */

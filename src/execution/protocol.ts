@@ -18,6 +18,8 @@ export interface ChildTask {
   tmpDir: string;
   maxOutputBytes: number;
   setup: EngineSetup;
+  /** The worker's engine span as a W3C traceparent while traces are on (tracing/tracing.ts), so the child's spans join its trace. */
+  traceparent?: string | null;
 }
 
 export type ChildResult = { ok: true; outputs: EngineOutputs } | { ok: false; error: SerializedError };

@@ -10,6 +10,7 @@ import type { RunObserver } from './observer.js';
 import { finishModelRun } from './settle.js';
 import { renderOutput } from './view.js';
 import * as q from './queries.js';
+import { annotate, inSpan } from '../tracing/tracing.js';
 
 /** How many times a run may be picked up again after its worker died before it is failed as poison. */
 const MAX_ATTEMPTS = 3;
@@ -46,7 +47,7 @@ export class ModelRunExecutor {
       return;
     }
     const timeoutAt = Date.now() + claimed.timeout_seconds * 1000;
-    await this.tasks.run({
+    await inSpan('atelier.run.execute', { 'atelier.run.id': runId, 'atelier.model': claimed.node_type, 'atelier.sub_model': claimed.sub_model_id, 'atelier.microcredits.reserved': claimed.reserved_microcredits }, () => this.tasks.run({
       key: runId,
       logContext: { runId },
       scratchName: `${runId}-${claimed.attempts}`,
@@ -62,7 +63,7 @@ export class ModelRunExecutor {
       settleSuccess: (outputs) => this.settleSuccess(claimed, outputs),
       settleFailure: (message, code) => this.settleFailure(runId, message, code),
       handBack: () => this.handBack(runId),
-    });
+    }), { parent: claimed.trace_parent });
   }
 
   /** Gives a run this worker holds back to the queue: not a crash, so the attempt does not count. */
@@ -90,6 +91,7 @@ export class ModelRunExecutor {
   }
 
   private observe(run: any): void {
+    if (run) annotate({ 'atelier.run.status': run.status, 'atelier.microcredits.charged': run.charged_microcredits }, run.status === 'FAILED' ? run.error : null);
     if (run) this.opts.metrics?.observeRun('node', run.node_type, run.status, run.started_at, run.finished_at);
   }
 }

@@ -18,6 +18,7 @@ import type { JobQueue } from '../queue/queue.js';
 import { finishModelRun } from './settle.js';
 import { checkInlineAudio } from './inlineAudio.js';
 import * as q from './queries.js';
+import { currentTraceparent } from '../tracing/tracing.js';
 import { fairPrioritySql } from '../queue/fairness.js';
 
 /** A model run to create: the request body of POST /v1/nodes/{nodeType}/run plus what the route reads from the path and headers. */
@@ -82,11 +83,11 @@ export class ModelRunService {
     // a refusal or an Idempotency-Key seen before (runs/idempotency.ts).
     const runId = newId('run');
     // Fair shares (queue/fairness.ts): the job goes behind its own account's live runs, not everyone's.
-    const job = this.queue.runJobInsert('run', { runId, kind: 'node' }, timeout + 60, 15, { prioritySql: fairPrioritySql('$2') });
+    const job = this.queue.runJobInsert('run', { runId, kind: 'node' }, timeout + 60, 16, { prioritySql: fairPrioritySql('$2') });
     const sql = q.createRunStatement(job.sql);
     const values = [
       runId, c.accountId, 'node', model.nodeType, resolved.subModelId, null, input, cost, webhook ?? null,
-      c.cancelAfterSeconds ?? null, timeout, c.idempotencyKey ?? null, requestHash, 'node-run', ...job.values,
+      c.cancelAfterSeconds ?? null, timeout, c.idempotencyKey ?? null, requestHash, 'node-run', currentTraceparent(), ...job.values,
     ];
     const claim = c.idempotencyKey === undefined ? null : { accountId: c.accountId, key: c.idempotencyKey, scope: 'node-run' as const, requestHash };
     const once = await createOnce(this.db, claim, async () => {

@@ -21,6 +21,7 @@ import * as nodeSql from '../runs/queries/nodes.js';
 import * as runSql from '../runs/queries/workflowRuns.js';
 import { runPlan, type RunPlan } from './runPlan.js';
 import { cachedOutput, fileShas, usableOutput } from './nodeCache.js';
+import { annotate, inSpan } from '../tracing/tracing.js';
 
 const MAX_NODE_ATTEMPTS = 3;
 /** Run plans a process keeps (RunPlan): the least recently used is dropped past this many. */
@@ -47,6 +48,8 @@ interface NodeTask {
   sub_model_id: string | null;
   input: Record<string, unknown> | null;
   attempts: number;
+  /** The hold on the node when it was taken: what a completed node is charged. */
+  reserved_microcredits: bigint;
 }
 
 /** A ready node an advance leased to this worker to run next (runs/queries/nodes.ts claimNodeSql 'leased'), with the input it validated. */
@@ -279,6 +282,7 @@ export class WorkflowExecutor {
       : { status, completedNodes: completed.length, failedNodeIds: failed.map((f) => f.node_id) });
     await this.event(tx, plan, ended.type, ended.data, error);
     await notify(tx, CHANNELS.runEnded, plan.runId);
+    annotate({ 'atelier.run.status': status, 'atelier.run.charged_microcredits': charged.c });
     this.plans.delete(plan.runId);
   }
 
@@ -331,7 +335,7 @@ export class WorkflowExecutor {
     };
     const node = plan.nodes.get(nodeId)!;
     const mode = this.modeOf(node);
-    const settled = await this.tasks.run({
+    const settled = await inSpan('atelier.node', { 'atelier.run.id': runId, 'atelier.node.id': nodeId, 'atelier.model': node.type, 'atelier.sub_model': task.sub_model_id, 'atelier.microcredits.reserved': task.reserved_microcredits }, () => this.tasks.run({
       key: `${runId}:${nodeId}`,
       logContext: { runId, nodeId },
       scratchName: `${runId}-${nodeId}-${task.attempts}`,
@@ -351,7 +355,7 @@ export class WorkflowExecutor {
       settleSuccess: (outputs) => settleWith({ status: 'COMPLETED', outputs }),
       settleFailure: (error, errorCode) => settleWith({ status: 'FAILED', error, errorCode }),
       handBack: () => this.handBack(runId, nodeId),
-    });
+    }), { parent: plan.traceParent });
     return settled ? next : undefined;
   }
 
@@ -387,7 +391,8 @@ export class WorkflowExecutor {
       this.log.warn({ runId: plan.runId, err: err.cause }, 'advancing after a node ended failed; the sweeper will retry');
       done = await settleIn(false);
     }
-    // After the commit, so a rolled-back (retried or refused) settle does not count.
+    // After the commit, so a rolled-back (retried or refused) settle does not count. A completed node is charged what it held (SETTLE_NODE).
+    if (done) annotate({ 'atelier.node.status': done.row.status, 'atelier.microcredits.charged': done.row.status === 'COMPLETED' ? task.reserved_microcredits : 0 }, end.status === 'FAILED' ? end.error : null);
     if (done) this.opts.metrics?.observeRun('workflow_node', done.row.node_type, done.row.status, done.row.started_at, done.row.finished_at);
     return { settled: done !== undefined, next: done?.advanced.next };
   }

@@ -15,6 +15,8 @@ export interface RunPlan {
   /** The Request node's values. */
   input: Record<string, unknown>;
   cancelAfter: Date | null;
+  /** The W3C traceparent of the span that created the run (tracing/), or null: its nodes' spans continue it. */
+  traceParent: string | null;
   graph: Graph;
   nodes: ReadonlyMap<string, GraphNode>;
   /** The nodes that run (not request, not response), in graph order, and their ids. */
@@ -26,7 +28,7 @@ export interface RunPlan {
 }
 
 /** The plan of a run from its RUN_PLAN row. Pure. */
-export function runPlan(runId: string, row: { account_id: string; workflow_id: string; webhook: WebhookConfig | null; input: Record<string, unknown> | null; cancel_after: Date | null; graph: Graph }): RunPlan {
+export function runPlan(runId: string, row: { account_id: string; workflow_id: string; webhook: WebhookConfig | null; input: Record<string, unknown> | null; cancel_after: Date | null; graph: Graph; trace_parent?: string | null }): RunPlan {
   // A run started before an output handle was renamed keeps its snapshot: read it with the new names.
   const graph = upgradeGraph(row.graph);
   const modelNodes = graph.nodes.filter((n) => n.type !== 'request' && n.type !== 'response');
@@ -38,6 +40,7 @@ export function runPlan(runId: string, row: { account_id: string; workflow_id: s
     webhook: row.webhook,
     input: row.input ?? {},
     cancelAfter: row.cancel_after,
+    traceParent: row.trace_parent ?? null,
     graph,
     nodes: new Map(graph.nodes.map((n) => [n.id, n])),
     modelNodes,

@@ -21,6 +21,7 @@ import type { WorkflowService } from './service.js';
 import type { Graph } from './types.js';
 import * as nodeSql from '../runs/queries/nodes.js';
 import * as runSql from '../runs/queries/workflowRuns.js';
+import { currentTraceparent } from '../tracing/tracing.js';
 
 
 const STATUSES = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'];
@@ -72,7 +73,7 @@ export class WorkflowRunService {
     const claim = c.idempotencyKey === undefined ? null : { accountId: c.accountId, key: c.idempotencyKey, scope: 'workflow-run' as const, requestHash };
     const once = await this.nodeRuns.createOnce(claim, () => this.db.tx(async (tx) => {
       const runId = newId('run');
-      const run = (await tx.query(runSql.INSERT_RUN, [runId, c.accountId, row.id, values, total, webhook, c.cancelAfterSeconds ?? null, graph])).rows[0];
+      const run = (await tx.query(runSql.INSERT_RUN, [runId, c.accountId, row.id, values, total, webhook, c.cancelAfterSeconds ?? null, graph, currentTraceparent()])).rows[0];
       // Every node's row in one statement: a statement each made a 100-node run's creation a hundred round trips.
       await tx.query(nodeSql.INSERT_NODE_RUNS, [runId, modelNodes.map((n) => n.id), modelNodes.map((n) => n.type), modelNodes.map((n) => n.subModelId ?? null), prices.map((p) => p.microcredits)]);
       // The balance row is locked before the key is claimed, as in a model run's creation (no deadlock between them).

@@ -3,6 +3,7 @@ import { parseFlags, UsageError } from '../args.js';
 import { ROLES, startServer, type Role, type RunningServer } from '../../app/server.js';
 import { isConnectionError } from '../../db/pool.js';
 import { createLogger } from '../../logger.js';
+import { startTracing, stopTracing } from '../../tracing/tracing.js';
 
 export async function serveCommand(ctx: CliContext, argv: string[]): Promise<void> {
   const { values } = parseFlags(argv, { role: { type: 'string' }, port: { type: 'string' } });
@@ -36,7 +37,8 @@ export async function serveCommand(ctx: CliContext, argv: string[]): Promise<voi
       process.stderr.write('atelier: graceful stop took too long; exiting\n');
       process.exit(1);
     }, config.shutdownGraceMs + 30_000).unref();
-    srv.stop().finally(release);
+    // The spans of the last requests and runs are sent once everything else has stopped.
+    srv.stop().finally(() => stopTracing()).finally(release);
   };
   const shutdown = (signal: NodeJS.Signals) => {
     // A second signal means "now": exit without waiting for the graceful stop.
@@ -50,6 +52,7 @@ export async function serveCommand(ctx: CliContext, argv: string[]): Promise<voi
   // Signals bin/atelier.mjs kept while the sources loaded.
   const early = (globalThis as { atelierEarlySignals?: { take(): NodeJS.Signals[] } }).atelierEarlySignals?.take() ?? [];
   for (const signal of early) shutdown(signal);
+  await startTracing(role); // off unless OTEL_* asks (docs/deploy.md "Traces")
   server = await startServer(config, role);
   if (stopWanted) stop(server);
   await finished;

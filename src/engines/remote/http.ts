@@ -1,5 +1,6 @@
 import { EngineError, EngineInputError } from '../types.js';
 import { abortReason, sleep } from './signals.js';
+import { providerRequest } from '../../tracing/tracing.js';
 
 /**
  * The one HTTP client of the provider adapters: JSON or multipart requests to an operator-configured
@@ -145,7 +146,8 @@ export class ProviderClient {
       const left = init.deadline ? init.deadline - Date.now() : Infinity;
       if (left <= 0) throw last ?? new EngineError(`${this.cfg.label}: out of time before the request could be sent`, true);
       const timeoutMs = Math.min(init.timeoutMs ?? p.requestTimeoutMs, left);
-      const outcome = await this.attempt(url, init, timeoutMs, streaming);
+      const outcome = await providerRequest(this.cfg.label, init.method ?? (init.body === undefined && init.json === undefined ? 'GET' : 'POST'), url,
+        () => this.attempt(url, init, timeoutMs, streaming), (o) => (o.kind === 'ok' ? { status: o.value.status } : { status: httpStatus(o.error), error: o.error }));
       tries++;
       if (outcome.kind === 'ok') return outcome.value;
       // Cut short by the run's deadline: the earlier failure says more than "did not answer in 3 ms".

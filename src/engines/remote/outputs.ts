@@ -2,6 +2,7 @@ import { describeUrl, guardedFetch, OutboundError } from '../../net/urlGuard.js'
 import { decodeDataUrl, sniffContentType } from '../media.js';
 import { EngineError, type FileOutput } from '../types.js';
 import { abortReason } from './signals.js';
+import { providerRequest } from '../../tracing/tracing.js';
 import type { ResolvedCommon } from './settings.js';
 
 /**
@@ -32,12 +33,12 @@ export async function downloadOutput(url: string, common: ResolvedCommon, signal
     }
   }
   try {
-    const res = await guardedFetch(url, {
+    const res = await providerRequest(label, 'GET', url, () => guardedFetch(url, {
       allowPrivate: common.allowPrivate,
       maxBytes: common.downloadMaxBytes,
       timeoutMs: common.downloadTimeoutMs,
       signal,
-    });
+    }), (r) => ({ status: r.status, error: r.ok ? undefined : new Error(`HTTP ${r.status}`) }));
     if (!res.ok) throw new EngineError(`downloading the ${label} output ${describeUrl(url)} failed: HTTP ${res.status}`, res.status >= 500);
     if (res.body.length === 0) throw new EngineError(`the ${label} output ${describeUrl(url)} is empty`);
     return res.body;

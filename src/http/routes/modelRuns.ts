@@ -6,6 +6,7 @@ import { answerCreatedRun } from '../createdRun.js';
 import { modelRunView } from '../../runs/view.js';
 import { principalOf } from '../plugins/auth.js';
 import { type TypedApp, withErrors } from '../schemas/common.js';
+import { tracedRunCreate } from '../plugins/tracing.js';
 import { CreateNodeRunBody, NodeRunCreated, NodeRunSchema, RunCreatedSchema } from '../../contract/runs.js';
 
 const RunIdParams = Type.Object({ runId: Type.String({ maxLength: 100 }) });
@@ -36,7 +37,7 @@ export async function modelRunRoutes(app: TypedApp, { services }: { services: Se
     const principal = principalOf(req);
     const body = req.body;
     const wait = parsePreferWait(header(req, 'prefer'));
-    const { run, replayed } = await runs.create({
+    const { run, replayed } = await tracedRunCreate(req, { 'atelier.run.kind': 'model', 'atelier.model': req.params.nodeType }, () => runs.create({
       accountId: principal.accountId,
       nodeType: req.params.nodeType,
       subModelId: body.subModelId,
@@ -44,7 +45,7 @@ export async function modelRunRoutes(app: TypedApp, { services }: { services: Se
       webhook: body.webhook,
       idempotencyKey: header(req, 'idempotency-key'),
       cancelAfterSeconds: parseCancelAfter(header(req, 'cancel-after')),
-    });
+    }));
     return answerCreatedRun(reply, {
       run, replayed, location: `/v1/nodes/runs/${run.id}`, wait,
       waitForEnd: (id, s) => runs.waitForEnd(id, s),

@@ -6,6 +6,7 @@ import { answerCreatedRun } from '../createdRun.js';
 import { workflowRunView } from '../../workflows/runView.js';
 import { principalOf } from '../plugins/auth.js';
 import { type TypedApp, withErrors } from '../schemas/common.js';
+import { tracedRunCreate } from '../plugins/tracing.js';
 import { CreateWorkflowRunBody, ListWorkflowRunsQuery, RunCreatedSchema, WorkflowRun, WorkflowRunCreated } from '../../contract/runs.js';
 import { STREAM_RULES, streamRunEvents } from './runEvents.js';
 
@@ -37,10 +38,10 @@ export async function workflowRunRoutes(app: TypedApp, { services }: { services:
     const accountId = acct(req);
     const body = req.body;
     const wait = parsePreferWait(header(req, 'prefer'));
-    const { run, replayed } = await runs.create({
+    const { run, replayed } = await tracedRunCreate(req, { 'atelier.run.kind': 'workflow', 'atelier.workflow.id': body.workflowId }, () => runs.create({
       accountId, workflowId: body.workflowId, values: body.values, webhook: body.webhook,
       idempotencyKey: header(req, 'idempotency-key'), cancelAfterSeconds: parseCancelAfter(header(req, 'cancel-after')),
-    });
+    }));
     return answerCreatedRun(reply, {
       run, replayed, location: `/v1/runs/${run.id}`, wait,
       waitForEnd: (id, s) => services.nodeRuns.waitForEnd(id, s),

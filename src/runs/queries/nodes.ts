@@ -23,7 +23,7 @@ export const NODE_CHARGES = `SELECT COALESCE(sum(charged_microcredits), 0)::bigi
 export const DROP_NODE_HOLDS = `UPDATE node_runs SET reserved_microcredits = 0 WHERE run_id = $1`;
 
 /** The columns a worker needs of a node it claimed ('taken' or 'started'); the run's own are in RUN_PLAN. */
-const TASK_COLUMNS = 'nr.run_id, nr.node_id, nr.node_type, nr.sub_model_id, nr.input, nr.attempts';
+const TASK_COLUMNS = 'nr.run_id, nr.node_id, nr.node_type, nr.sub_model_id, nr.input, nr.attempts, nr.reserved_microcredits';
 
 /** The SQL expressions (placeholders or columns) a claim is written with. */
 export interface NodeClaimParams {
