@@ -75,3 +75,12 @@ test('submit carries a prompt_id of our choosing; a submit whose answer was lost
   const sent = fake.callsTo('POST', /^\/prompt$/).at(-1)!.json();
   assert.match(sent.prompt_id, /^[0-9a-f-]{36}$/);
 });
+
+test('a submit ComfyUI queued whose connection then dropped is found by its prompt_id and completes — queued once', async () => {
+  const before = fake.submits.length;
+  fake.inject('POST', /^\/prompt$/, { passThrough: true, drop: true });
+  const out = await run({ prompt: 'cut off' });
+  assert.equal((out.result as FileOutput[]).length, 1);
+  assert.equal(fake.submits.length - before, 1, 'exactly one prompt queued');
+  assert.equal(fake.callsTo('POST', /^\/prompt$/).length >= 1, true);
+});

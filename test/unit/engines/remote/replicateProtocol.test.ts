@@ -79,3 +79,53 @@ test('finding 5: an image up to 256 KB goes inline as a data: URL; a larger one 
   assert.deepEqual(fake.uploads.get(id)!.data, large);
   assert.ok(!JSON.stringify(b).includes('data:'), 'no inline data past 256 KB');
 });
+
+test('finding 6: a create Replicate accepted whose connection then dropped is found and completes — one prediction, one create', async () => {
+  const before = fake.predictions.size;
+  const createsBefore = creates();
+  fake.inject('POST', /^\/v1\/models\/black-forest-labs\/flux-1\.1-pro\/predictions$/, { passThrough: true, drop: true });
+  const out = await run({ prompt: 'a fox whose answer was cut off' }, { model: 'black-forest-labs/flux-1.1-pro' });
+  assert.equal((out.result as FileOutput[]).length, 1);
+  assert.equal(fake.predictions.size - before, 1, 'exactly one prediction started at Replicate');
+  assert.equal(creates() - createsBefore, 1);
+});
+
+test('finding 6: the lost prediction is found past the first page of the listing (pages followed by `next`)', async () => {
+  fake.listPageSize = 2;
+  try {
+    const createsBefore = creates();
+    // Others listed as newer than ours put it on a later page (the listing is newest first).
+    const later = new Date(Date.now() + 60_000).toISOString();
+    for (let i = 0; i < 5; i++) fake.predictions.get(await direct({ prompt: `someone else ${i}` }))!.created_at = later;
+    const listed = fake.callsTo('GET', /^\/v1\/predictions$/).length;
+    fake.inject('POST', /^\/v1\/models\/black-forest-labs\/flux-1\.1-pro\/predictions$/, { passThrough: true, drop: true });
+    const out = await run({ prompt: 'a fox on page two' }, { model: 'black-forest-labs/flux-1.1-pro' });
+    assert.equal(creates() - createsBefore, 6);
+    assert.equal((out.result as FileOutput[]).length, 1);
+    assert.ok(fake.callsTo('GET', /^\/v1\/predictions$/).slice(listed).some((c) => c.query.has('cursor')), 'a later page was read');
+  } finally {
+    fake.listPageSize = 100;
+  }
+});
+
+test('finding 6: two predictions alike (another run of the same prompt) cannot be told apart: the run fails clearly, none adopted, none created again', async () => {
+  const twin = await direct({ prompt: 'the same prompt twice' });
+  const createsBefore = creates();
+  const before = fake.predictions.size;
+  fake.inject('POST', /^\/v1\/models\/black-forest-labs\/flux-1\.1-pro\/predictions$/, { passThrough: true, drop: true });
+  await assert.rejects(run({ prompt: 'the same prompt twice' }, { model: 'black-forest-labs/flux-1.1-pro' }), (err: Error) => {
+    assert.ok(err instanceof EngineError);
+    assert.equal(err.retryable, false, 'a retry of the run would pay again');
+    assert.match(err.message, /cannot be told/);
+    assert.ok(err.message.includes(twin), err.message);
+    return true;
+  });
+  assert.equal(creates() - createsBefore, 1);
+  assert.equal(fake.predictions.size - before, 1);
+});
+
+/** A prediction created straight on the fake, as another client of the same account would. */
+async function direct(input: Record<string, unknown>): Promise<string> {
+  const r = await fetch(`${fake.url}/v1/models/black-forest-labs/flux-1.1-pro/predictions`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ input }) });
+  return ((await r.json()) as { id: string }).id;
+}
