@@ -18,7 +18,8 @@ import type { RunScope } from './signals.js';
  *   then PUT the bytes to upload_url) and sends file_url. So do we, whatever the size.
  */
 
-export const REPLICATE_INLINE_MAX_BYTES = 256 * 1024;
+/** Replicate's "256 KB" read the strict way (256,000 bytes), so no reading of it is exceeded. */
+export const REPLICATE_INLINE_MAX_BYTES = 256_000;
 
 const extOf = (type: string) => (type.split('/')[1] ?? 'bin').split(/[+;-]/)[0] || 'bin';
 

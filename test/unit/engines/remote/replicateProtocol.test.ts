@@ -129,3 +129,15 @@ async function direct(input: Record<string, unknown>): Promise<string> {
   const r = await fetch(`${fake.url}/v1/models/black-forest-labs/flux-1.1-pro/predictions`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ input }) });
   return ((await r.json()) as { id: string }).id;
 }
+
+test('finding 5: the inline limit is 256 KB read strictly: 256,000 bytes inline, one byte more through the files API', async () => {
+  const at = (n: number) => Buffer.concat([makePng(8, 8), Buffer.alloc(n - makePng(8, 8).length)]);
+  const uploads = fake.callsTo('POST', /^\/v1\/files$/).length;
+  await run({ prompt: 'at the limit', image_url: dataUrl(at(256_000), 'image/png') }, { model: 'black-forest-labs/flux-1.1-pro' });
+  const a = fake.callsTo('POST', /^\/v1\/models\/black-forest-labs\/flux-1\.1-pro\/predictions$/).at(-1)!.json();
+  assert.match(a.input.image_url, /^data:image\/png;base64,/);
+  await run({ prompt: 'past the limit', image_url: dataUrl(at(256_001), 'image/png') }, { model: 'black-forest-labs/flux-1.1-pro' });
+  const b = fake.callsTo('POST', /^\/v1\/models\/black-forest-labs\/flux-1\.1-pro\/predictions$/).at(-1)!.json();
+  assert.doesNotMatch(b.input.image_url, /^data:/);
+  assert.equal(fake.callsTo('POST', /^\/v1\/files$/).length - uploads, 1);
+});
