@@ -91,7 +91,10 @@ export function createReplicateEngine(s: ReplicateSettings): Engine {
           // No answer, or a 5xx: the prediction may exist. Replicate takes no client-chosen id, so look for it
           // among the predictions created since (same model or version, same input; replicateLookup.ts); never
           // create it again. Failing here is not retryable: a retry of the run would pay twice.
-          const r = await findCreated(client, { model, versionId, input, sentAt }, scope.signal);
+          const r = await findCreated(client, { model, versionId, input, sentAt }, scope.signal).catch((lookupErr: Error) => {
+            if (scope.stopped()) throw lookupErr;
+            throw new EngineError(`${(err as Error).message}; looking the prediction up failed too (${lookupErr.message}), so it was not created again`, false);
+          });
           if (r.found === 'none') throw new EngineError(`${(err as Error).message}; Replicate may have created the prediction, and none matching it is listed, so it was not created again`, false);
           if (r.found === 'many') {
             throw new EngineError(`${(err as Error).message}; Replicate lists ${r.ids.length} predictions of ${what} with this same input created since (${r.ids.join(', ')}), and which is this run's cannot be told, so none was adopted and none created again`, false);

@@ -82,5 +82,4 @@ test('a submit ComfyUI queued whose connection then dropped is found by its prom
   const out = await run({ prompt: 'cut off' });
   assert.equal((out.result as FileOutput[]).length, 1);
   assert.equal(fake.submits.length - before, 1, 'exactly one prompt queued');
-  assert.equal(fake.callsTo('POST', /^\/prompt$/).length >= 1, true);
 });

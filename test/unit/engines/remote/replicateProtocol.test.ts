@@ -141,3 +141,16 @@ test('finding 5: the inline limit is 256 KB read strictly: 256,000 bytes inline,
   assert.doesNotMatch(b.input.image_url, /^data:/);
   assert.equal(fake.callsTo('POST', /^\/v1\/files$/).length - uploads, 1);
 });
+
+test('finding 6: when the lookup itself fails, the run fails saying so, without a second create', async () => {
+  const createsBefore = creates();
+  fake.inject('POST', /^\/v1\/models\/black-forest-labs\/flux-1\.1-pro\/predictions$/, { passThrough: true, drop: true });
+  fake.inject('GET', /^\/v1\/predictions$/, { status: 401, json: { title: 'Unauthenticated', detail: 'token revoked', status: 401 } });
+  await assert.rejects(run({ prompt: 'a fox, lookup refused' }, { model: 'black-forest-labs/flux-1.1-pro' }), (err: Error) => {
+    assert.ok(err instanceof EngineError);
+    assert.equal(err.retryable, false);
+    assert.match(err.message, /looking the prediction up failed too .*not created again/);
+    return true;
+  });
+  assert.equal(creates() - createsBefore, 1);
+});
