@@ -76,7 +76,8 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
     const runner = new EngineRunner(services.catalog, services.engines, services.files, log,
       (accountId, signal) => createMediaFetcher({
         allowPrivate: config.allowPrivateUrls, maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, signal,
-        resolveOwnFile: ownFileResolver(services.files, accountId, services.publicUrl),
+        resolveOwnFile: ownFileResolver(services.files, accountId, services.publicUrl,
+          { publicUrl: config.publicUrl, allowPrivate: config.allowPrivateUrls, ttlSeconds: config.fileUrlTtlSeconds }),
       }), enginePools, limits.crashAttempts);
     const tasks = new LeasedTaskRunner(log, { leaseSeconds: config.runLeaseSeconds, tmpRoot: path.join(config.dataDir, 'tmp') });
     const workerId = newId('wrk');

@@ -131,6 +131,7 @@ export function createMediaFetcher(o: MediaFetcherOptions): FetchMedia {
     const shown = describeUrl(url.startsWith('data:') ? `${url.slice(0, 40)}…` : url);
 
     let bytes: Buffer;
+    let handOff: string | undefined; // a URL a provider can fetch the same bytes from (own files only)
     if (url.startsWith('data:')) {
       bytes = decodeDataUrl(url, limit);
     } else {
@@ -144,6 +145,7 @@ export function createMediaFetcher(o: MediaFetcherOptions): FetchMedia {
       if (own) {
         if (own.bytes.length > limit) throw new EngineInputError(`${shown} is ${mb(own.bytes.length)}, larger than the limit of ${mb(limit)}`);
         bytes = own.bytes;
+        handOff = own.url;
       } else {
         if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && o.allowPrivate)) {
           throw new EngineInputError(`media URLs must be https:, data: or a file URL of this service, not ${parsed.protocol} (${shown})`);
@@ -154,7 +156,7 @@ export function createMediaFetcher(o: MediaFetcherOptions): FetchMedia {
     if (bytes.length === 0) throw new EngineInputError(`${shown} is empty`);
     const media: Media = { bytes, contentType: sniffContentType(bytes) };
     checkMediaKind(media, opts.accept, shown);
-    return media;
+    return handOff ? { ...media, url: handOff } : media;
   };
 }
 

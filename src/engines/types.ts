@@ -14,6 +14,12 @@ export interface Media {
   bytes: Buffer;
   /** Sniffed from the bytes, never taken on trust from a header or a data: URL. */
   contentType: string;
+  /**
+   * A URL from which a provider can GET these same bytes, when the service has one for them (one of its own
+   * files: the S3 store's presigned URL, or the signed URL under a reachable PUBLIC_URL; src/files/handOff.ts).
+   * Adapters hand it over instead of uploading the bytes again or inlining them.
+   */
+  url?: string;
 }
 
 export interface FetchMediaOptions {

@@ -61,7 +61,7 @@ process.on('message', (m: ParentMessage) => {
     if (!p) return;
     media.delete(m.id);
     if (m.error) p.reject(rebuildError(m.error));
-    else p.resolve({ bytes: Buffer.from(m.bytes!.buffer, m.bytes!.byteOffset, m.bytes!.byteLength), contentType: m.contentType! });
+    else p.resolve({ bytes: Buffer.from(m.bytes!.buffer, m.bytes!.byteOffset, m.bytes!.byteLength), contentType: m.contentType!, ...(m.url ? { url: m.url } : {}) });
   } else if (m.t === 'abort') {
     current?.abort(new Error('canceled'));
   }

@@ -124,7 +124,7 @@ export class EnginePools {
           case 'log': ctx.log[m.level]?.(String(m.msg), m.data); break;
           case 'fetchMedia':
             ctx.fetchMedia(m.url, m.opts).then(
-              (media) => reply({ t: 'media', id: m.id, bytes: media.bytes, contentType: media.contentType }),
+              (media) => reply({ t: 'media', id: m.id, bytes: media.bytes, contentType: media.contentType, url: media.url }),
               (err: unknown) => reply({ t: 'media', id: m.id, error: serializeError(err) }),
             );
             break;

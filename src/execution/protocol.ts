@@ -38,7 +38,7 @@ export type ChildMessage =
 /** Messages the parent sends a child: a task to run, a fetched medium (or why not), or an abort. */
 export type ParentMessage =
   | { t: 'run'; task: ChildTask }
-  | { t: 'media'; id: number; bytes?: Uint8Array; contentType?: string; error?: SerializedError }
+  | { t: 'media'; id: number; bytes?: Uint8Array; contentType?: string; url?: string; error?: SerializedError }
   | { t: 'abort' };
 
 /** An error as it crosses the process boundary (either way). */

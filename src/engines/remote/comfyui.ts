@@ -5,7 +5,7 @@ import { fillTemplate, placeholders } from './comfyuiTemplate.js';
 import { ProviderClient, ProviderHttpError, ProviderUnansweredError, waitBeforeRetry } from './http.js';
 import { comfyNodeClasses, fetchNameList, type BindingAvailability, type ListResult } from './servedModels.js';
 import { isRecord, mediaFieldKind } from './inputs.js';
-import { unconfiguredEngine, waitForJob, type PollResult, type RemoteJob } from './job.js';
+import { cancelQuietly, unconfiguredEngine, waitForJob, type PollResult, type RemoteJob } from './job.js';
 import { expectedKinds, expectMedia, fileOutput } from './outputs.js';
 import { runScope, sleep, type RunScope } from './signals.js';
 import { resolveCommon, type RemoteCommonSettings } from './settings.js';
@@ -92,9 +92,14 @@ export function createComfyUIEngine(s: ComfyUISettings): Engine & Partial<Bindin
         }
         const prompt = fillTemplate(workflow, values);
         const id = randomUUID();
-        const queued = await submit(client, { prompt, client_id: randomUUID(), prompt_id: id }, id, scope);
+        const job = historyJob(client, id, scope);
+        const queued = await submit(client, { prompt, client_id: randomUUID(), prompt_id: id }, id, scope).catch(async (err: unknown) => {
+          // Stopped while the submit was in flight: the prompt may be queued all the same, and its id is ours.
+          if (scope.stopped()) await cancelQuietly(job, ctx, common);
+          throw err;
+        });
         ctx.log.info('comfyui prompt queued', { promptId: id, number: queued.number });
-        const entry = await waitForJob(historyJob(client, id, scope), scope, ctx, common);
+        const entry = await waitForJob(job, scope, ctx, common);
         ctx.progress(0.95, 'downloading results');
         return { result: await outputsOf(client, entry, req.options, scope, common.downloadMaxBytes) };
       } catch (err) {

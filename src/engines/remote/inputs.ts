@@ -3,7 +3,8 @@ import { EngineError, type EngineContext, type FetchMediaOptions, type Media } f
 /**
  * From a validated Atelier input to a provider's input object. Media inputs are fetched through
  * ctx.fetchMedia first (so the guard, size limit and type check apply, and own-file URLs that the
- * provider could not reach still work) and handed over as data: URIs, which fal and Replicate accept.
+ * provider could not reach still work) and handed over as the adapter's `convert` says (fal and Replicate:
+ * mediaHandoff.ts; data: URIs by default).
  */
 
 export interface InputMapping {

@@ -4,8 +4,11 @@ import { dataUri } from './inputs.js';
 import type { RunScope } from './signals.js';
 
 /**
- * How media inputs reach fal and Replicate, the way each documents it (issue 28): inline `data:` URIs only
- * within the provider's limit, otherwise a URL the provider fetches from its own file store.
+ * How media inputs reach fal and Replicate, the way each documents it (issue 28). First choice, for both: a
+ * URL the provider fetches from us — the input is one of our files and the service has a URL for it that
+ * the provider can reach (`Media.url`: the S3 store's presigned URL, or the signed file URL under a
+ * reachable PUBLIC_URL; src/files/handOff.ts). Otherwise inline `data:` URIs only within the provider's
+ * limit, and above it the provider's own file upload and the URL it answers:
  *
  * - Replicate: data URLs for files up to 256 KB, HTTP URLs above (its client refuses inline data over
  *   10 MB); larger files are created with POST /v1/files (multipart `content`) and passed as the file's
@@ -15,11 +18,13 @@ import type { RunScope } from './signals.js';
  *   then PUT the bytes to upload_url) and sends file_url. So do we, whatever the size.
  */
 
-export const REPLICATE_INLINE_MAX_BYTES = 256 * 1024;
+/** Replicate's "256 KB" read the strict way (256,000 bytes), so no reading of it is exceeded. */
+export const REPLICATE_INLINE_MAX_BYTES = 256_000;
 
 const extOf = (type: string) => (type.split('/')[1] ?? 'bin').split(/[+;-]/)[0] || 'bin';
 
 export async function replicateMedia(client: ProviderClient, m: Media, scope: RunScope): Promise<string> {
+  if (m.url) return m.url;
   if (m.bytes.length <= REPLICATE_INLINE_MAX_BYTES) return dataUri(m);
   const form = new FormData();
   const filename = `input.${extOf(m.contentType)}`;
@@ -33,6 +38,7 @@ export async function replicateMedia(client: ProviderClient, m: Media, scope: Ru
 }
 
 export async function falMedia(storage: ProviderClient, m: Media, scope: RunScope, opts: { allowPrivate: boolean; timeoutMs: number }): Promise<string> {
+  if (m.url) return m.url;
   const init = (await storage.request('storage/upload/initiate', { json: { content_type: m.contentType, file_name: `${Date.now()}.${extOf(m.contentType)}` }, signal: scope.signal, deadline: scope.deadline }))
     .json<{ upload_url?: string; file_url?: string }>();
   if (typeof init.upload_url !== 'string' || typeof init.file_url !== 'string') throw new EngineError('fal storage answered the upload without upload_url and file_url');

@@ -1,11 +1,11 @@
 import type { Engine, EngineOutputs } from '../types.js';
 import { EngineError } from '../types.js';
 import { ProviderClient, ProviderHttpError, ProviderUnansweredError } from './http.js';
-import { isDeepStrictEqual } from 'node:util';
 import { mapInput, mappingFrom, resolveMediaFields } from './inputs.js';
 import { cancelQuietly, progressFromLogs, unconfiguredEngine, waitForJob, type PollResult, type RemoteJob } from './job.js';
 import { filesFromResult, textFromResult } from './outputs.js';
 import { replicateMedia } from './mediaHandoff.js';
+import { findCreated } from './replicateLookup.js';
 import { runScope } from './signals.js';
 import { resolveCommon, type RemoteCommonSettings } from './settings.js';
 
@@ -80,19 +80,27 @@ export function createReplicateEngine(s: ReplicateSettings): Engine {
         } catch (err) {
           if (scope.stopped()) {
             // Stopped while the create was in flight: the prediction may exist and would run on, paid for.
+            // Only a prediction that is surely ours is canceled: of several alike, the others are other runs'.
             await cancelQuietly({ label: `Replicate prediction of ${what}`, cancel: async (signal) => {
-              const found = await findCreated(client, { model, versionId, input, sentAt }, signal);
-              if (found) await client.request(sameHostUrl(client, found.urls?.cancel, `predictions/${found.id}/cancel`), { method: 'POST', signal, retry: false });
+              const r = await findCreated(client, { model, versionId, input, sentAt }, signal);
+              if (r.found === 'one') await client.request(sameHostUrl(client, r.prediction.urls?.cancel, `predictions/${r.prediction.id}/cancel`), { method: 'POST', signal, retry: false });
             } }, ctx, common);
             throw err;
           }
           if (!(err instanceof ProviderUnansweredError && err.maybeActed) && !(err instanceof ProviderHttpError && err.status >= 500)) throw err;
           // No answer, or a 5xx: the prediction may exist. Replicate takes no client-chosen id, so look for it
-          // among the predictions created since (same model or version, same input); never create it again.
-          const found = await findCreated(client, { model, versionId, input, sentAt }, scope.signal);
-          if (!found) throw new EngineError(`${(err as Error).message}; Replicate may have created the prediction, and none matching it is listed, so it was not created again`, false);
-          ctx.log.warn('replicate create answer lost; adopted the prediction it created', { predictionId: found.id });
-          prediction = found;
+          // among the predictions created since (same model or version, same input; replicateLookup.ts); never
+          // create it again. Failing here is not retryable: a retry of the run would pay twice.
+          const r = await findCreated(client, { model, versionId, input, sentAt }, scope.signal).catch((lookupErr: Error) => {
+            if (scope.stopped()) throw lookupErr;
+            throw new EngineError(`${(err as Error).message}; looking the prediction up failed too (${lookupErr.message}), so it was not created again`, false);
+          });
+          if (r.found === 'none') throw new EngineError(`${(err as Error).message}; Replicate may have created the prediction, and none matching it is listed, so it was not created again`, false);
+          if (r.found === 'many') {
+            throw new EngineError(`${(err as Error).message}; Replicate lists ${r.ids.length} predictions of ${what} with this same input created since (${r.ids.join(', ')}), and which is this run's cannot be told, so none was adopted and none created again`, false);
+          }
+          ctx.log.warn('replicate create answer lost; adopted the prediction it created', { predictionId: r.prediction.id });
+          prediction = r.prediction as Prediction;
         }
         if (!prediction.id) throw new EngineError('Replicate accepted the prediction but sent no id');
         ctx.log.info('replicate prediction created', { model: what, predictionId: prediction.id });
@@ -150,11 +158,6 @@ export function createReplicateEngine(s: ReplicateSettings): Engine {
   };
 }
 
-/**
- * The prediction a create whose answer was lost made, if any: GET /predictions narrowed to those created from
- * a little before the create was sent (clocks differ) until now, then each candidate of the same model or
- * version read whole (list items carry no input) and matched by its input. Undefined when none matches.
- */
 /** A URL Replicate gave, if it stays on the configured host (the token goes with it); else the path built here. */
 function sameHostUrl(client: ProviderClient, u: string | undefined, fallback: string): string {
   try {
@@ -162,20 +165,6 @@ function sameHostUrl(client: ProviderClient, u: string | undefined, fallback: st
   } catch {
     return fallback;
   }
-}
-
-const CLOCK_SKEW_MS = 10_000;
-
-async function findCreated(client: ProviderClient, sent: { model?: string; versionId?: string; input: Record<string, unknown>; sentAt: number }, signal: AbortSignal): Promise<Prediction | undefined> {
-  const q = new URLSearchParams({ created_after: new Date(sent.sentAt - CLOCK_SKEW_MS).toISOString() });
-  const lookup = AbortSignal.any([signal, AbortSignal.timeout(30_000)]);
-  const list = (await client.request(`predictions?${q}`, { signal: lookup })).json<{ results?: Array<Prediction & { model?: string; version?: string; created_at?: string }> }>();
-  for (const item of list.results ?? []) {
-    if (sent.versionId ? item.version !== sent.versionId : item.model !== sent.model) continue;
-    const full = (await client.request(`predictions/${encodeURIComponent(item.id)}`, { signal: lookup })).json<Prediction & { input?: unknown }>();
-    if (isDeepStrictEqual(full.input, sent.input)) return full;
-  }
-  return undefined;
 }
 
 function describe(e: unknown): string {

@@ -37,6 +37,8 @@ export interface ReplicateFake extends FakeServer {
   /** Files created with POST /v1/files, by id. */
   uploads: Map<string, { name: string; type: string; data: Buffer }>;
   predictions: Map<string, Pred>;
+  /** Items per page of GET /predictions (Replicate's own pages are 100 long). */
+  listPageSize: number;
   file(name: string, data: Buffer): string;
 }
 
@@ -187,14 +189,22 @@ export async function startReplicateFake(token: string): Promise<ReplicateFake> 
     if (req.method === 'GET' && req.path === '/v1/predictions') {
       const after = req.query.get('created_after');
       const before = req.query.get('created_before');
-      const results = [...predictions.values()]
+      const all = [...predictions.values()]
         .filter((p) => (!after || p.created_at >= after) && (!before || p.created_at < before))
-        .sort((a, b) => b.created_at.localeCompare(a.created_at))
-        .map((p) => {
-          const { input: _input, logs: _logs, output: _output, ...item } = view(fake, p);
-          return { ...item, source: 'api' };
-        });
-      return { json: { previous: null, next: null, results } };
+        .sort((a, b) => b.created_at.localeCompare(a.created_at));
+      // Pages of `listPageSize`; `next` is the URL of the following page (an opaque cursor in the query).
+      const from = Number(Buffer.from(req.query.get('cursor') ?? '', 'base64url').toString() || 0);
+      const results = all.slice(from, from + fake.listPageSize).map((p) => {
+        const { input: _input, logs: _logs, output: _output, ...item } = view(fake, p);
+        return { ...item, source: 'api' };
+      });
+      const page = (at: number) => {
+        const q = new URLSearchParams(req.query);
+        q.set('cursor', Buffer.from(String(at)).toString('base64url'));
+        return `${fake.url}/v1/predictions?${q}`;
+      };
+      const next = from + fake.listPageSize < all.length ? page(from + fake.listPageSize) : null;
+      return { json: { previous: from > 0 ? page(Math.max(0, from - fake.listPageSize)) : null, next, results } };
     }
     const one = /^\/v1\/predictions\/([^/]+)(\/cancel)?$/.exec(req.path);
     if (one) {
@@ -215,6 +225,7 @@ export async function startReplicateFake(token: string): Promise<ReplicateFake> 
   const fake = new FakeServer((req, f) => route(req, f as ReplicateFake)) as ReplicateFake;
   fake.predictions = predictions;
   fake.uploads = new Map();
+  fake.listPageSize = 100;
   fake.file = (name, data) => {
     files.set(name, data);
     return `${fake.url}/files/${name}`;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * The loopback HTTP server under each provider fake: records every request, and lets a test put
- * scripted answers (429 with Retry-After, 5xx, hangs) in front of the fake's normal behaviour.
+ * scripted answers (429 with Retry-After, 5xx, hangs, dropped connections) in front of the fake's normal behaviour.
  */
 
 export interface FakeRequest {
@@ -24,6 +24,8 @@ export interface FakeReply {
   delayMs?: number;
   /** Never answer. */
   hang?: boolean;
+  /** Close the connection without answering (a reset after the request arrived). */
+  drop?: boolean;
   /**
    * For a scripted reply: let the fake act on the request as usual (create the job …) and only then apply
    * `delayMs`/`hang` — a provider that accepted the work but whose answer never arrived.
@@ -90,11 +92,15 @@ export class FakeServer {
     try {
       const scripted = i >= 0 ? this.script.splice(i, 1)[0]! : undefined;
       reply = scripted && !scripted.passThrough ? scripted : await this.route(fr, this);
-      if (scripted?.passThrough) reply = { ...reply, delayMs: scripted.delayMs, hang: scripted.hang };
+      if (scripted?.passThrough) reply = { ...reply, delayMs: scripted.delayMs, hang: scripted.hang, drop: scripted.drop };
     } catch (err) {
       reply = { status: 500, json: { detail: `fake crashed: ${(err as Error).message}` } };
     }
     if (reply.hang) return;
+    if (reply.drop) {
+      res.socket?.destroy();
+      return;
+    }
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
     if (res.destroyed) return;
     const headers = { ...(reply.headers ?? {}) };

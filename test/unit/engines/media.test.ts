@@ -134,6 +134,21 @@ test('own file URLs are resolved without a network request, and still sniffed', 
   await assert.rejects(fetchMedia('http://localhost:8080/elsewhere'), /must be https:/);
 });
 
+test('an own file keeps the URL a provider may fetch it from (issue 28 hand-off); other media have none', async () => {
+  const png = makePng();
+  const fetchMedia = createMediaFetcher({
+    allowPrivate: false,
+    maxBytes: 10_000,
+    timeoutMs: 1000,
+    resolveOwnFile: async (url) => (url.pathname.startsWith('/v1/files/') ? { bytes: png, contentType: 'image/png', url: 'https://bucket.example/obj?X-Amz-Signature=abc' } : undefined),
+  });
+  const own = await fetchMedia('http://localhost:8080/v1/files/f_1', { accept: 'image' });
+  assert.equal(own.url, 'https://bucket.example/obj?X-Amz-Signature=abc');
+  assert.equal(own.contentType, 'image/png', 'the type is still sniffed from the bytes');
+  const inline = await fetchMedia(`data:image/png;base64,${png.toString('base64')}`, { accept: 'image' });
+  assert.equal(inline.url, undefined);
+});
+
 test('fetching from a loopback server: allowed only with allowPrivate; status, size, time-out map to input errors', async () => {
   const png = makePng(16, 16);
   const server = http.createServer((req, res) => {

@@ -75,3 +75,26 @@ test('submit carries a prompt_id of our choosing; a submit whose answer was lost
   const sent = fake.callsTo('POST', /^\/prompt$/).at(-1)!.json();
   assert.match(sent.prompt_id, /^[0-9a-f-]{36}$/);
 });
+
+test('a submit ComfyUI queued whose connection then dropped is found by its prompt_id and completes — queued once', async () => {
+  const before = fake.submits.length;
+  fake.inject('POST', /^\/prompt$/, { passThrough: true, drop: true });
+  const out = await run({ prompt: 'cut off' });
+  assert.equal((out.result as FileOutput[]).length, 1);
+  assert.equal(fake.submits.length - before, 1, 'exactly one prompt queued');
+});
+
+test('a run stopped while its submit is in flight cancels the prompt by its prompt_id (it may be queued all the same)', async () => {
+  fake.timing = { wait: 100_000, run: 1 };
+  const ctl = new AbortController();
+  const submits = fake.submits.length;
+  // The server queues the prompt, and its answer is slow to come back.
+  fake.inject('POST', /^\/prompt$/, { passThrough: true, delayMs: 30_000 });
+  const p = run({ prompt: 'stopped mid-submit' }, {}, ctl.signal);
+  while (fake.submits.length === submits) await new Promise((r) => setTimeout(r, 5));
+  ctl.abort(new Error('stop it'));
+  await assert.rejects(p, /stop it/);
+  const ours = fake.submits.at(-1)!;
+  assert.equal(fake.callsTo('POST', new RegExp(`^/api/jobs/${ours}/cancel$`)).length, 1);
+  assert.notEqual(fake.prompts.get(ours)!.state, 'pending', 'left in the queue, to run and be paid for');
+});

@@ -104,3 +104,18 @@ test('finding 5: media go to fal as URLs its storage serves (upload initiated, b
   assert.equal(init.json().content_type, 'image/png');
   assert.ok(!JSON.stringify(submit).includes('data:'));
 });
+
+test('finding 6: a submit fal accepted whose connection then dropped starts no second job; the run fails saying so (fal has no way to find it)', async () => {
+  const jobsBefore = fake.jobs.size;
+  const subs = () => fake.callsTo('POST', /^\/queue\/fal-ai\/flux-pro\/v1\.1$/).length;
+  const before = subs();
+  fake.inject('POST', /^\/queue\/fal-ai\/flux-pro\/v1\.1$/, { passThrough: true, drop: true });
+  await assert.rejects(run({ prompt: 'a fox cut off' }, { model: 'fal-ai/flux-pro/v1.1' }), (err: Error) => {
+    assert.ok(err instanceof EngineError);
+    assert.equal(err.retryable, false);
+    assert.match(err.message, /not submitted again/);
+    return true;
+  });
+  assert.equal(fake.jobs.size - jobsBefore, 1, 'exactly one job started at fal');
+  assert.equal(subs() - before, 1);
+});

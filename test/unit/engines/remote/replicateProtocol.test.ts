@@ -79,3 +79,78 @@ test('finding 5: an image up to 256 KB goes inline as a data: URL; a larger one 
   assert.deepEqual(fake.uploads.get(id)!.data, large);
   assert.ok(!JSON.stringify(b).includes('data:'), 'no inline data past 256 KB');
 });
+
+test('finding 6: a create Replicate accepted whose connection then dropped is found and completes — one prediction, one create', async () => {
+  const before = fake.predictions.size;
+  const createsBefore = creates();
+  fake.inject('POST', /^\/v1\/models\/black-forest-labs\/flux-1\.1-pro\/predictions$/, { passThrough: true, drop: true });
+  const out = await run({ prompt: 'a fox whose answer was cut off' }, { model: 'black-forest-labs/flux-1.1-pro' });
+  assert.equal((out.result as FileOutput[]).length, 1);
+  assert.equal(fake.predictions.size - before, 1, 'exactly one prediction started at Replicate');
+  assert.equal(creates() - createsBefore, 1);
+});
+
+test('finding 6: the lost prediction is found past the first page of the listing (pages followed by `next`)', async () => {
+  fake.listPageSize = 2;
+  try {
+    const createsBefore = creates();
+    // Others listed as newer than ours put it on a later page (the listing is newest first).
+    const later = new Date(Date.now() + 60_000).toISOString();
+    for (let i = 0; i < 5; i++) fake.predictions.get(await direct({ prompt: `someone else ${i}` }))!.created_at = later;
+    const listed = fake.callsTo('GET', /^\/v1\/predictions$/).length;
+    fake.inject('POST', /^\/v1\/models\/black-forest-labs\/flux-1\.1-pro\/predictions$/, { passThrough: true, drop: true });
+    const out = await run({ prompt: 'a fox on page two' }, { model: 'black-forest-labs/flux-1.1-pro' });
+    assert.equal(creates() - createsBefore, 6);
+    assert.equal((out.result as FileOutput[]).length, 1);
+    assert.ok(fake.callsTo('GET', /^\/v1\/predictions$/).slice(listed).some((c) => c.query.has('cursor')), 'a later page was read');
+  } finally {
+    fake.listPageSize = 100;
+  }
+});
+
+test('finding 6: two predictions alike (another run of the same prompt) cannot be told apart: the run fails clearly, none adopted, none created again', async () => {
+  const twin = await direct({ prompt: 'the same prompt twice' });
+  const createsBefore = creates();
+  const before = fake.predictions.size;
+  fake.inject('POST', /^\/v1\/models\/black-forest-labs\/flux-1\.1-pro\/predictions$/, { passThrough: true, drop: true });
+  await assert.rejects(run({ prompt: 'the same prompt twice' }, { model: 'black-forest-labs/flux-1.1-pro' }), (err: Error) => {
+    assert.ok(err instanceof EngineError);
+    assert.equal(err.retryable, false, 'a retry of the run would pay again');
+    assert.match(err.message, /cannot be told/);
+    assert.ok(err.message.includes(twin), err.message);
+    return true;
+  });
+  assert.equal(creates() - createsBefore, 1);
+  assert.equal(fake.predictions.size - before, 1);
+});
+
+/** A prediction created straight on the fake, as another client of the same account would. */
+async function direct(input: Record<string, unknown>): Promise<string> {
+  const r = await fetch(`${fake.url}/v1/models/black-forest-labs/flux-1.1-pro/predictions`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ input }) });
+  return ((await r.json()) as { id: string }).id;
+}
+
+test('finding 5: the inline limit is 256 KB read strictly: 256,000 bytes inline, one byte more through the files API', async () => {
+  const at = (n: number) => Buffer.concat([makePng(8, 8), Buffer.alloc(n - makePng(8, 8).length)]);
+  const uploads = fake.callsTo('POST', /^\/v1\/files$/).length;
+  await run({ prompt: 'at the limit', image_url: dataUrl(at(256_000), 'image/png') }, { model: 'black-forest-labs/flux-1.1-pro' });
+  const a = fake.callsTo('POST', /^\/v1\/models\/black-forest-labs\/flux-1\.1-pro\/predictions$/).at(-1)!.json();
+  assert.match(a.input.image_url, /^data:image\/png;base64,/);
+  await run({ prompt: 'past the limit', image_url: dataUrl(at(256_001), 'image/png') }, { model: 'black-forest-labs/flux-1.1-pro' });
+  const b = fake.callsTo('POST', /^\/v1\/models\/black-forest-labs\/flux-1\.1-pro\/predictions$/).at(-1)!.json();
+  assert.doesNotMatch(b.input.image_url, /^data:/);
+  assert.equal(fake.callsTo('POST', /^\/v1\/files$/).length - uploads, 1);
+});
+
+test('finding 6: when the lookup itself fails, the run fails saying so, without a second create', async () => {
+  const createsBefore = creates();
+  fake.inject('POST', /^\/v1\/models\/black-forest-labs\/flux-1\.1-pro\/predictions$/, { passThrough: true, drop: true });
+  fake.inject('GET', /^\/v1\/predictions$/, { status: 401, json: { title: 'Unauthenticated', detail: 'token revoked', status: 401 } });
+  await assert.rejects(run({ prompt: 'a fox, lookup refused' }, { model: 'black-forest-labs/flux-1.1-pro' }), (err: Error) => {
+    assert.ok(err instanceof EngineError);
+    assert.equal(err.retryable, false);
+    assert.match(err.message, /looking the prediction up failed too .*not created again/);
+    return true;
+  });
+  assert.equal(creates() - createsBefore, 1);
+});
