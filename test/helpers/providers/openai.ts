@@ -14,6 +14,10 @@ export interface OpenAIFakeOptions {
   answer?: string[];
   /** Gap between stream chunks. */
   gapMs?: number;
+  /** A streamed answer's last word is sent only once the promise this returns (one per request) settles. */
+  holdLastToken?: () => Promise<unknown>;
+  /** A streamed answer's first word comes this long after the request (a real model's time to first token). */
+  firstTokenMs?: number;
   /**
    * Which server this is, for how it names and lists models: 'openai' (ids as given); 'ollama' (models are
    * `name:tag`, listed so in GET /v1/models and GET /api/tags, and a request naming `name` means
@@ -100,6 +104,11 @@ export async function startOpenAIFake(o: OpenAIFakeOptions = {}): Promise<OpenAI
       }
       const chunk = (delta: object, finish_reason: string | null) =>
         `data: ${JSON.stringify({ id: 'chatcmpl-fake1', object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason }] })}\n\n`;
+      // chunks[2] is the first word, chunks[1 + words.length] the last.
+      const holdBefore = [
+        ...(o.firstTokenMs ? [{ chunk: 2, until: new Promise((r) => setTimeout(r, o.firstTokenMs)) }] : []),
+        ...(o.holdLastToken && words.length > 1 ? [{ chunk: 1 + words.length, until: o.holdLastToken() }] : []),
+      ];
       return {
         chunks: [
           ': keep-alive\n\n',
@@ -109,6 +118,7 @@ export async function startOpenAIFake(o: OpenAIFakeOptions = {}): Promise<OpenAI
           'data: [DONE]\n\n',
         ],
         gapMs: o.gapMs ?? 0,
+        holdBefore,
       };
     }
 
