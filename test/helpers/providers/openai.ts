@@ -14,8 +14,11 @@ export interface OpenAIFakeOptions {
   answer?: string[];
   /** Gap between stream chunks. */
   gapMs?: number;
-  /** A streamed answer's last word is sent only once the promise this returns (one per request) settles. */
-  holdLastToken?: () => Promise<unknown>;
+  /**
+   * Called once per streamed answer: its first word is sent only once `first` settles, its last only once
+   * `last` does (a test orders the provider's tokens against what its client has seen, by order, not time).
+   */
+  hold?: () => { first?: Promise<unknown>; last?: Promise<unknown> };
   /** A streamed answer's first word comes this long after the request (a real model's time to first token). */
   firstTokenMs?: number;
   /**
@@ -105,9 +108,11 @@ export async function startOpenAIFake(o: OpenAIFakeOptions = {}): Promise<OpenAI
       const chunk = (delta: object, finish_reason: string | null) =>
         `data: ${JSON.stringify({ id: 'chatcmpl-fake1', object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason }] })}\n\n`;
       // chunks[2] is the first word, chunks[1 + words.length] the last.
+      const held = o.hold?.() ?? {};
       const holdBefore = [
         ...(o.firstTokenMs ? [{ chunk: 2, until: new Promise((r) => setTimeout(r, o.firstTokenMs)) }] : []),
-        ...(o.holdLastToken && words.length > 1 ? [{ chunk: 1 + words.length, until: o.holdLastToken() }] : []),
+        ...(held.first ? [{ chunk: 2, until: held.first }] : []),
+        ...(held.last && words.length > 1 ? [{ chunk: 1 + words.length, until: held.last }] : []),
       ];
       return {
         chunks: [
