@@ -17,11 +17,12 @@ export const OutputDeltaEvent = Type.Object({
   nodeId: Type.Optional(Type.String({ description: 'The workflow node whose output this is (workflow runs only).' })),
   index: Type.Integer({ minimum: 0, description: 'Counts this execution\'s deltas from 0: a gap means deltas were missed (the final record still has the whole text).' }),
   delta: Type.String(),
+  tokens: Type.Integer({ minimum: 0, description: 'Chunks the engine has made so far in this execution, this one included (for an LLM, about its tokens so far).' }),
 });
 export type OutputDeltaEvent = Static<typeof OutputDeltaEvent>;
 
 /** What both run event streams say about streamed output (OpenAPI descriptions; docs/api.md "Streamed output"). */
-export const STREAMED_OUTPUT_RULES = 'While an engine makes text (an LLM answer), the stream also carries `run.output.delta` messages whose data is `{ type: "run.output.delta", runId, nodeId?, index, delta }` (nodeId on workflow runs): concatenated per node in `index` order they are the output text, which the final record carries whole. Deltas are not stored, have no SSE `id` and are never sent to webhooks: a client that reconnects with Last-Event-ID gets the stored events after that id, then later deltas and the final record (the whole text), not the deltas it missed.';
+export const STREAMED_OUTPUT_RULES = 'While an engine makes text (an LLM answer), the stream also carries `run.output.delta` messages whose data is `{ type: "run.output.delta", runId, nodeId?, index, delta, tokens }` (nodeId on workflow runs): concatenated per node in `index` order they are the output text, which the final record carries whole. Deltas are not stored, have no SSE `id` and are never sent to webhooks: a client that reconnects with Last-Event-ID gets the stored events after that id, then later deltas and the final record (the whole text), not the deltas it missed.';
 
 // Request shapes of the webhook endpoints: the routes validate them and the delivery log takes their Static<> types.
 

@@ -31,10 +31,10 @@ export interface DeltaOptions {
  * A notification's payload: `<runId>\n<event JSON>`, so a listener skips other runs' deltas without parsing.
  * Text too long for one NOTIFY is cut into several, each with its own index, never inside a surrogate pair.
  */
-export function deltaPayloads(runId: string, nodeId: string | undefined, firstIndex: number, text: string, maxBytes = MAX_NOTIFY_BYTES): string[] {
+export function deltaPayloads(runId: string, nodeId: string | undefined, firstIndex: number, text: string, tokens = 0, maxBytes = MAX_NOTIFY_BYTES): string[] {
   const out: string[] = [];
   const encode = (index: number, delta: string) => {
-    const event: OutputDeltaEvent = { type: 'run.output.delta', runId, ...(nodeId !== undefined ? { nodeId } : {}), index, delta };
+    const event: OutputDeltaEvent = { type: 'run.output.delta', runId, ...(nodeId !== undefined ? { nodeId } : {}), index, delta, tokens };
     return `${runId}\n${JSON.stringify(event)}`;
   };
   let rest = text;
@@ -70,6 +70,7 @@ export function parseDeltaPayload(payload: string, runId: string): OutputDeltaEv
 export class OutputDeltas implements DeltaSink {
   private pending = '';
   private pendingTokens = 0;
+  private tokens = 0;
   private index = 0;
   private timer: NodeJS.Timeout | undefined;
   /** Batches go out one after another: PostgreSQL delivers notifications in commit order, so in index order. */
@@ -86,6 +87,7 @@ export class OutputDeltas implements DeltaSink {
     if (!text) return;
     this.pending += text;
     this.pendingTokens++;
+    this.tokens++;
     // The first delta goes at once (time to first token is what a reader feels); later ones are batched.
     if (this.index === 0 || this.pendingTokens >= this.maxTokens) this.send();
     else this.timer ??= setTimeout(() => this.send(), this.intervalMs);
@@ -100,7 +102,7 @@ export class OutputDeltas implements DeltaSink {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (!this.pending) return;
-    const payloads = deltaPayloads(this.runId, this.nodeId, this.index, this.pending);
+    const payloads = deltaPayloads(this.runId, this.nodeId, this.index, this.pending, this.tokens);
     this.index += payloads.length;
     this.pending = '';
     this.pendingTokens = 0;

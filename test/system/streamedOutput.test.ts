@@ -5,6 +5,9 @@ import { siblingEnv, spawnRole, type RoleProcess } from '../helpers/processes.js
 import { startOpenAIFake, type OpenAIFake } from '../helpers/providers/openai.js';
 import { readSse, type SseMessage, type SseReader } from '../helpers/sseReader.js';
 import { until, waitForStatus } from '../helpers/poll.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CHANNELS } from '../../src/db/notifier.js';
 
 /**
  * Issue 28, item 3 "Streamed outputs": a gpt_5_4 run against the local OpenAI-compatible fake streams its
@@ -180,5 +183,40 @@ describe('streamed LLM output on the run event stream', () => {
     const view = await waitForStatus(srv, u.key, `/v1/runs/${runId}`, ['COMPLETED', 'FAILED']);
     assert.equal(view.status, 'COMPLETED', JSON.stringify(view).slice(0, 500));
     assert.ok(JSON.stringify(view).includes(JSON.stringify(WHOLE)), 'the workflow run record has the whole text');
+  });
+
+  test('MCP get_run_status reports the tokens streamed so far while it waits (progress notifications), then the whole text', async () => {
+    newGates();
+    const u = await srv.user();
+    const created = await srv.request('POST', '/v1/nodes/gpt_5_4/run', { key: u.key, body: { input: { prompt: 'over mcp' } } });
+    const runId = created.body.runId;
+    const client = new Client({ name: 'atelier-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${u.key}` } } }));
+    const progress: Array<{ progress: number; message?: string }> = [];
+    try {
+      // onprogress makes the client send a progressToken; the call waits for the run (up to 25 s by default).
+      const call = client.callTool({ name: 'get_run_status', arguments: { runId } }, undefined, { onprogress: (p) => progress.push(p), timeout: 120_000 });
+      // The provider starts answering once the waiting call listens for deltas (this API process is in this
+      // test's process: its notifier's subscribers are the state to wait for, not a time).
+      const deltaListeners = () => ((srv.services.notifier as unknown as { handlers: Map<string, Set<unknown>> }).handlers.get(CHANNELS.deltas)?.size ?? 0);
+      await until('get_run_status listening for deltas', () => deltaListeners() > 0, 60_000);
+      gates.first.open();
+      await until('a progress notification', () => progress.length > 0, 60_000, () => worker.tail());
+      assert.ok(progress[0]!.progress >= 1);
+      assert.match(progress[0]!.message ?? '', /^\d+ tokens so far$/);
+      assert.ok(progress.every((p, i) => i === 0 || p.progress > progress[i - 1]!.progress), 'progress only grows');
+      // Without waiting, a still-running answer says how many tokens the run has made (its progress message).
+      await until('the run\'s progress message', async () => /tokens/.test((await srv.request('GET', `/v1/nodes/runs/${runId}`, { key: u.key })).body.progressMessage ?? ''), 60_000);
+      const now = (await client.callTool({ name: 'get_run_status', arguments: { runId, waitSeconds: 0 } })) as { content: Array<{ text: string }> };
+      assert.match(now.content[0]!.text, /still running \(progress \d+%: \d+ tokens\)/);
+      gates.last.open();
+      const result = (await call) as { structuredContent: { status: string; output: { output: string } }; content: Array<{ text: string }> };
+      assert.equal(result.structuredContent.status, 'COMPLETED', result.content[0]?.text);
+      assert.equal(result.structuredContent.output.output, WHOLE);
+    } finally {
+      gates.first.open();
+      gates.last.open();
+      await client.close();
+    }
   });
 });

@@ -13,7 +13,7 @@ describe('delta payloads (NOTIFY refuses 8000 bytes and more)', () => {
   test('a long delta is cut into payloads under the limit, in index order, never inside a character', () => {
     // Multi-byte characters, a surrogate pair and characters JSON escapes make bytes and characters differ.
     const text = 'ab"\\\n\u0001é🎨'.repeat(3000);
-    const payloads = deltaPayloads('run_x', 'node1', 5, text);
+    const payloads = deltaPayloads('run_x', 'node1', 5, text, 7);
     assert.ok(payloads.length > 1);
     const events = payloads.map((p) => {
       assert.ok(Buffer.byteLength(p) <= MAX_NOTIFY_BYTES, `payload of ${Buffer.byteLength(p)} bytes`);
@@ -23,6 +23,7 @@ describe('delta payloads (NOTIFY refuses 8000 bytes and more)', () => {
     for (const e of events) {
       assert.equal(e.type, 'run.output.delta');
       assert.equal(e.nodeId, 'node1');
+      assert.equal(e.tokens, 7);
       assert.doesNotMatch(e.delta, LONE_SURROGATE);
     }
     assert.equal(events.map((e) => e.delta).join(''), text);
@@ -31,7 +32,7 @@ describe('delta payloads (NOTIFY refuses 8000 bytes and more)', () => {
   test('a listener reads only its own run\'s payloads (a run id that is a prefix of another\'s included)', () => {
     const [p] = deltaPayloads('run_ab', undefined, 0, 'hi');
     assert.equal(parseDeltaPayload(p!, 'run_a'), undefined);
-    assert.deepEqual(parseDeltaPayload(p!, 'run_ab'), { type: 'run.output.delta', runId: 'run_ab', index: 0, delta: 'hi' });
+    assert.deepEqual(parseDeltaPayload(p!, 'run_ab'), { type: 'run.output.delta', runId: 'run_ab', index: 0, delta: 'hi', tokens: 0 });
     assert.equal(parseDeltaPayload('run_ab\n{not json', 'run_ab'), undefined);
   });
 });
@@ -70,6 +71,8 @@ describe('OutputDeltas over PostgreSQL notifications', () => {
         () => `got ${got.length} deltas, ${got.map((d) => d.delta).join('').length} characters`);
       assert.ok(got.length < 20, `${got.length} notifications for 402 deltas`);
       assert.deepEqual(got.map((d) => d.index), got.map((_, i) => i));
+      assert.equal(got[0]!.tokens, 1);
+      assert.equal(got.at(-1)!.tokens, 402, 'tokens counts the engine\'s chunks so far');
       assert.deepEqual(other, []);
     } finally {
       off();
