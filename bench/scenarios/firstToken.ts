@@ -44,7 +44,7 @@ async function readEvents(res: Response, stop: (event: string, data: string) => 
  */
 export async function firstToken(pg: BenchPostgres, opts: { rounds: number; providerFirstTokenMs: number }): Promise<Row[]> {
   const fake = await startOpenAIFake({ models: ['gpt-5.4'], answer: WORDS, gapMs: 10, firstTokenMs: opts.providerFirstTokenMs });
-  const svc = await startService(pg, ['api', 'worker'], { OPENAI_BASE_URL: `${fake.url}/v1`, ATELIER_ALLOW_PRIVATE_URLS: '1', LOG_LEVEL: 'warn' }).catch(async (err) => {
+  const svc = await startService(pg, ['api', 'worker'], { OPENAI_BASE_URL: `${fake.url}/v1`, ATELIER_ALLOW_PRIVATE_URLS: '1' }).catch(async (err) => {
     await fake.close();
     throw err;
   });
