@@ -210,7 +210,7 @@ describe('streamed LLM output on the run event stream', () => {
       const now = (await client.callTool({ name: 'get_run_status', arguments: { runId, waitSeconds: 0 } })) as { content: Array<{ text: string }> };
       assert.match(now.content[0]!.text, /still running \(progress \d+%: \d+ tokens\)/);
       gates.last.open();
-      const result = (await call) as { structuredContent: { status: string; output: { output: string } }; content: Array<{ text: string }> };
+      const result = (await call) as unknown as { structuredContent: { status: string; output: { output: string } }; content: Array<{ text: string }> };
       assert.equal(result.structuredContent.status, 'COMPLETED', result.content[0]?.text);
       assert.equal(result.structuredContent.output.output, WHOLE);
     } finally {
