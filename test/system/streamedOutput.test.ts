@@ -65,7 +65,9 @@ describe('streamed LLM output on the run event stream', () => {
   test('a gpt_5_4 run: deltas concatenate to the final output, the first before the provider sent its last token', async () => {
     newGates();
     const u = await srv.user();
-    const created = await srv.request('POST', '/v1/nodes/gpt_5_4/run', { key: u.key, body: { input: { prompt: 'stream please' } } });
+    // With a webhook wanting every event type it may name: deltas are still never delivered (docs/api.md).
+    const webhook = { url: 'http://127.0.0.1:9/hook' };
+    const created = await srv.request('POST', '/v1/nodes/gpt_5_4/run', { key: u.key, body: { input: { prompt: 'stream please' }, webhook } });
     assert.equal(created.status, 202, created.text);
     const runId = created.body.runId;
     const stream = readSse(`${srv.url}/v1/nodes/runs/${runId}/events`, { authorization: `Bearer ${u.key}` });
@@ -100,6 +102,15 @@ describe('streamed LLM output on the run event stream', () => {
     // Not a row per token: the run's stored events are the lifecycle ones only.
     const stored = (await srv.services.db.query('SELECT type FROM events WHERE run_id = $1 ORDER BY id', [runId])).rows.map((r) => r.type);
     assert.deepEqual(stored, ['run.started', 'run.completed']);
+    const delivered = (await srv.services.db.query('SELECT e.type FROM webhook_deliveries d JOIN events e ON e.event_id = d.event_id WHERE d.run_id = $1 ORDER BY d.id', [runId])).rows.map((r) => r.type);
+    assert.deepEqual(delivered, ['run.started', 'run.completed'], 'webhooks get the lifecycle events, never deltas');
+  });
+
+  test('a webhook cannot subscribe to run.output.delta (stream-only: not stored, not delivered)', async () => {
+    const u = await srv.user();
+    const refused = await srv.request('POST', '/v1/nodes/gpt_5_4/run', { key: u.key, body: { input: { prompt: 'x' }, webhook: { url: 'http://127.0.0.1:9/hook', events: ['run.output.delta'] } } });
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(refused.body.code, 'VALIDATION_ERROR');
   });
 
   test('a reconnect with Last-Event-ID gets the stored events after it, later deltas, and the final record with the whole text', async () => {
