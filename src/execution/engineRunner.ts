@@ -74,6 +74,7 @@ export class EngineRunner {
         await job.deltas?.flush();
         return outputs;
       } catch (err) {
+        await job.deltas?.flush(); // what streamed before a failure still comes before the run's end
         if (!(err instanceof RunFailure) || err.code !== 'ENGINE_CRASHED' || job.signal.aborted) throw err;
         this.log.warn({ ...job.logContext, attempt, err: err.message }, 'engine process died');
         if (attempt >= this.crashAttempts) {
