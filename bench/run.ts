@@ -21,6 +21,7 @@ import { hostileNeighbour } from './scenarios/hostileNeighbour.js';
 import { uploadThroughput } from './scenarios/uploadThroughput.js';
 import { footprint } from './scenarios/footprint.js';
 import { traces } from './scenarios/traces.js';
+import { firstToken } from './scenarios/firstToken.js';
 
 const args = process.argv.slice(2);
 // `npm run bench -- --models`: the model quality and speed benchmark (bench/models.ts), on its own.
@@ -55,6 +56,7 @@ const scenarios: Array<[string, string, () => Promise<Row[]>]> = [
   ['g', 'hostile neighbour: /healthz and GET /v1/models p99 while hostile and heavy runs execute', () => hostileNeighbour(pg, { seconds })],
   ['upload', 'upload throughput: POST /v1/files to the local store vs copying the bytes on disk', () => uploadThroughput(pg, { megabytes: 256, rounds: 2 })],
   ['traces', 'run creation with OpenTelemetry traces on (exported to a local OTLP sink) vs off', () => traces(pg, { seconds, connections: 20, rounds: value('rounds', 2) })],
+  ['first-token', 'time to first streamed token: Atelier\'s run event stream vs the fake provider\'s own stream', () => firstToken(pg, { rounds: 9, providerFirstTokenMs: 300 })],
 ];
 try {
   for (const [id, title, run] of scenarios) {

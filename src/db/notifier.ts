@@ -103,6 +103,8 @@ export const CHANNELS = {
   cancel: 'atelier_cancel',
   events: 'atelier_events',
   deliveries: 'atelier_deliveries',
+  /** Streamed partial output of running engines, never stored (events/outputDeltas.ts). */
+  deltas: 'atelier_deltas',
   /** An API key or its user changed (revoke, edit, delete, active organization): sent by triggers (migration 017). */
   keys: 'atelier_keys',
 } as const;

@@ -35,6 +35,11 @@ export interface EngineContext {
   deadline: number;
   /** 0..1 and a short message, shown on the run while RUNNING. */
   progress(fraction: number, message?: string): void;
+  /**
+   * Partial output as it is made (an LLM's token text), for the run's event stream. Optional: only where
+   * the run has a stream to feed; the engine still returns the whole output at the end.
+   */
+  delta?(text: string): void;
   log: EngineLogger;
   /** A scratch folder private to this execution, removed afterwards. */
   tmpDir: string;

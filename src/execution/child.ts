@@ -103,6 +103,7 @@ async function runTask(task: ChildTask): Promise<ChildResult> {
       deadline: task.deadline,
       tmpDir: task.tmpDir,
       progress: (fraction, message) => send({ t: 'progress', taskId: task.taskId, fraction, message }),
+      delta: (text) => send({ t: 'delta', taskId: task.taskId, text }),
       log: { debug: log('debug'), info: log('info'), warn: log('warn') },
       fetchMedia: (url: string, opts?: FetchMediaOptions) => new Promise<Media>((resolve, reject) => {
         const id = ++mediaSeq;

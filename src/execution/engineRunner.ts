@@ -21,6 +21,8 @@ export interface EngineJob {
   logContext: Record<string, unknown>;
   /** Throttled by the caller's storage; called with 0..1 and a short message. */
   onProgress(fraction: number, message: string | undefined): void;
+  /** Where the engine's partial output goes (events/outputDeltas.ts), flushed before run() returns. */
+  deltas?: { push(text: string): void; flush(): Promise<void> };
 }
 
 /**
@@ -63,14 +65,19 @@ export class EngineRunner {
         job.onProgress(Math.max(0, Math.min(1, Number.isFinite(fraction) ? fraction : 0)), message?.slice(0, 200));
       },
       fetchMedia: this.fetchMediaFor(job.accountId, job.signal),
+      ...(job.deltas ? { delta: (text: string) => job.deltas!.push(text) } : {}),
     };
     const req = { nodeType: job.nodeType, subModelId: mode.subModelId, input: job.input, options: mode.engine.options ?? {} };
     // The engine runs in a child process (pools.ts); a child that dies is one failed attempt, retried a
     // bounded number of times on a fresh child before the run fails.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await engineCall({ model: job.nodeType, subModel: mode.subModelId, engine: engine.id, options: req.options, attempt }, () => this.pools.execute(engine.id, req, ctx));
+        const outputs = await engineCall({ model: job.nodeType, subModel: mode.subModelId, engine: engine.id, options: req.options, attempt }, () => this.pools.execute(engine.id, req, ctx));
+        // Every delta is out before the caller settles the run: a stream sees them before the final record.
+        await job.deltas?.flush();
+        return outputs;
       } catch (err) {
+        await job.deltas?.flush(); // what streamed before a failure still comes before the run's end
         if (!(err instanceof RunFailure) || err.code !== 'ENGINE_CRASHED' || job.signal.aborted) throw err;
         this.log.warn({ ...job.logContext, attempt, err: err.message }, 'engine process died');
         if (attempt >= this.crashAttempts) {

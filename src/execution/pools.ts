@@ -121,6 +121,7 @@ export class EnginePools {
         if (!('taskId' in m) || m.taskId !== task.taskId) return;
         switch (m.t) {
           case 'progress': ctx.progress(m.fraction, m.message); break;
+          case 'delta': ctx.delta?.(String(m.text)); break;
           case 'log': ctx.log[m.level]?.(String(m.msg), m.data); break;
           case 'fetchMedia':
             ctx.fetchMedia(m.url, m.opts).then(

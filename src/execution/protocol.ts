@@ -32,6 +32,7 @@ export type ChildMessage =
   | { t: 'ready' }
   | { t: 'result'; taskId: string; result: ChildResult; heapUsed: number }
   | { t: 'progress'; taskId: string; fraction: number; message?: string }
+  | { t: 'delta'; taskId: string; text: string }
   | { t: 'log'; taskId: string; level: 'debug' | 'info' | 'warn'; msg: string; data?: Record<string, unknown> }
   | { t: 'fetchMedia'; taskId: string; id: number; url: string; opts?: FetchMediaOptions };
 

@@ -5,6 +5,7 @@ import type { LeasedTaskRunner } from '../execution/leasedTask.js';
 import type { RunErrorCode } from '../execution/failure.js';
 import type { FileService } from '../files/service.js';
 import { recordEvent } from '../events/outbox.js';
+import { OutputDeltas } from '../events/outputDeltas.js';
 import type { JobQueue } from '../queue/queue.js';
 import type { RunObserver } from './observer.js';
 import { finishModelRun } from './settle.js';
@@ -59,6 +60,7 @@ export class ModelRunExecutor {
         accountId: claimed.account_id, nodeType: claimed.node_type, subModelId: claimed.sub_model_id, input: claimed.input, signal, deadline, tmpDir,
         logContext: { runId },
         onProgress: (f, message) => void this.db.query(q.PROGRESS, [runId, this.workerId, f, message ?? null]).catch(() => {}),
+        deltas: new OutputDeltas(this.db, runId),
       }),
       settleSuccess: (outputs) => this.settleSuccess(claimed, outputs),
       settleFailure: (message, code) => this.settleFailure(runId, message, code),

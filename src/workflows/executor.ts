@@ -5,6 +5,7 @@ import { CHANNELS, notify } from '../db/notifier.js';
 import { release } from '../ledger/ledger.js';
 import { announceEvent, eventRow, recordEvent } from '../events/outbox.js';
 import { runEndEvent } from '../events/runEnd.js';
+import { OutputDeltas } from '../events/outputDeltas.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { FileService } from '../files/service.js';
 import type { JobQueue } from '../queue/queue.js';
@@ -350,6 +351,7 @@ export class WorkflowExecutor {
           accountId: plan.accountId, nodeType: node.type, subModelId: task.sub_model_id, input: validated, signal, deadline, tmpDir,
           logContext: { runId, nodeId },
           onProgress: (f, message) => void this.db.query(nodeSql.NODE_PROGRESS, [runId, nodeId, JSON.stringify([{ at: new Date().toISOString(), progress: f, message: message ?? null }])]).catch(() => {}),
+          deltas: new OutputDeltas(this.db, runId, nodeId),
         });
       },
       settleSuccess: (outputs) => settleWith({ status: 'COMPLETED', outputs }),

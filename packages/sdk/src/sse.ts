@@ -1,4 +1,4 @@
-import type { RunStreamEvent, WebhookEvent } from './types-runs.js';
+import type { RunOutputDelta, RunStreamEvent, WebhookEvent } from './types-runs.js';
 
 /**
  * Parses a text/event-stream body into events. Comments (keep-alives) are skipped; the server closes
@@ -41,5 +41,5 @@ function parseBlock(block: string): RunStreamEvent | undefined {
     else if (field === 'data') data.push(value);
   }
   if (data.length === 0) return undefined;
-  return { id, event, data: JSON.parse(data.join('\n')) as WebhookEvent };
+  return { id, event, data: JSON.parse(data.join('\n')) as WebhookEvent | RunOutputDelta };
 }

@@ -49,9 +49,23 @@ export interface WorkflowRunListQuery {
 /** The body of every webhook delivery and SSE event (the document's `webhooks`). */
 export type WebhookEvent = Schemas['WebhookEvent'];
 
-/** One Server-Sent Event of a run stream. */
+/**
+ * `run.output.delta`: text an engine just made (an LLM's tokens), on run streams only: not stored (its SSE
+ * id is ''), never sent to webhooks. A node's deltas in `index` order are its output text; the final event
+ * carries the whole text (docs/api.md "Streamed output").
+ */
+export interface RunOutputDelta {
+  type: 'run.output.delta';
+  runId: string;
+  nodeId?: string;
+  index: number;
+  delta: string;
+  tokens: number;
+}
+
+/** One Server-Sent Event of a run stream: a stored event (webhook payload), or a streamed output delta. */
 export interface RunStreamEvent {
   id: string;
-  event: EventType | string;
-  data: WebhookEvent;
+  event: EventType | 'run.output.delta' | string;
+  data: WebhookEvent | RunOutputDelta;
 }

@@ -212,6 +212,7 @@ async function chat(client: ProviderClient, req: ExecuteRequest, ctx: EngineCont
     if (c?.delta?.content) {
       text += c.delta.content;
       chunks++;
+      ctx.delta?.(c.delta.content);
       // Each chunk is about one token: progress against the token budget, reported every few chunks.
       if (chunks % 8 === 0) ctx.progress(maxTokens ? Math.min(0.99, chunks / maxTokens) : 0.5, `${chunks} tokens`);
     }

@@ -3,7 +3,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Services } from '../../services.js';
 import { buildMcpServer } from '../../mcp/server.js';
 import { CallMeter, meterTransport } from '../../mcp/meter.js';
-import { widenAccept } from '../../mcp/accept.js';
+import { wantsProgressStream, widenAccept } from '../../mcp/accept.js';
 import { MAX_UPLOAD_BYTES } from '../../files/upload.js';
 import { principalOf } from '../plugins/auth.js';
 import { AppError } from '../../errors.js';
@@ -35,7 +35,8 @@ export async function mcpRoutes(app: FastifyInstance, { services }: { services: 
         if (!reply.raw.headersSent) for (const [name, value] of Object.entries(headers)) reply.raw.setHeader(name, value);
       });
       const server = buildMcpServer(services, principal, meter, log);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      // A call that asks for progress (get_run_status streaming tokens) is answered as an event stream.
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgressStream(req.raw, req.body) });
       // The transport writes to the raw response itself; Fastify must not send anything after this. Headers
       // the hooks set on the reply (X-Request-Id, rate-limit headers) would be lost, so move them to raw.
       for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string | number | string[]);

@@ -7,6 +7,8 @@ import { principalOf } from '../plugins/auth.js';
 import type { EndStream } from '../../keys/streams.js';
 import { AppError } from '../../errors.js';
 import { eventsAfter } from '../../events/outbox.js';
+import { deltaFrame, listenForDeltas } from '../../events/outputDeltas.js';
+import { STREAMED_OUTPUT_RULES } from '../../contract/webhooks.js';
 
 const TERMINAL = new Set(['run.completed', 'run.failed', 'run.canceled']);
 
@@ -41,6 +43,7 @@ export async function streamRunEvents(services: Services, req: FastifyRequest, r
   let closed = false;
   let pumping: Promise<void> = Promise.resolve();
   let off: (() => void) | undefined;
+  let offDeltas: (() => void) | undefined;
   let offReconnect: (() => void) | undefined;
   let keepAlive: NodeJS.Timeout | undefined;
   const close = () => {
@@ -49,6 +52,7 @@ export async function streamRunEvents(services: Services, req: FastifyRequest, r
     services.streams.untrack(close);
     releaseKey();
     off?.();
+    offDeltas?.();
     offReconnect?.();
     clearInterval(keepAlive);
     res.end();
@@ -74,6 +78,11 @@ export async function streamRunEvents(services: Services, req: FastifyRequest, r
   });
   if (closed) return unsubscribe();
   off = unsubscribe;
+  // Streamed output (never stored, no SSE id): queued behind the pump so it keeps its place among the events.
+  offDeltas = await listenForDeltas(services.notifier, runId, (d) => {
+    pumping = pumping.then(() => void (closed || res.write(deltaFrame(d))));
+  });
+  if (closed) return offDeltas();
   offReconnect = services.notifier.onReconnect(pump);
   keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
   endForKey = (reason) => {
@@ -90,7 +99,7 @@ export async function runEventRoutes(app: TypedApp, { services }: { services: Se
   app.get('/v1/nodes/runs/:runId/events', {
     schema: {
       tags: ['nodes'], summary: 'Stream a standalone run\'s events (Server-Sent Events)',
-      description: `Each SSE message has the outbox id as \`id\`, the event type as \`event\` and the webhook payload as \`data\`. Send Last-Event-ID to resume. Closes after run.completed, run.failed or run.canceled. ${STREAM_RULES}`,
+      description: `Each SSE message has the outbox id as \`id\`, the event type as \`event\` and the webhook payload as \`data\`. Send Last-Event-ID to resume. Closes after run.completed, run.failed or run.canceled. ${STREAMED_OUTPUT_RULES} ${STREAM_RULES}`,
       params: Type.Object({ runId: Type.String({ maxLength: 100 }) }),
       produces: ['text/event-stream'],
     },

@@ -9,6 +9,7 @@ import { type TypedApp, withErrors } from '../schemas/common.js';
 import { tracedRunCreate } from '../plugins/tracing.js';
 import { CreateWorkflowRunBody, ListWorkflowRunsQuery, RunCreatedSchema, WorkflowRun, WorkflowRunCreated } from '../../contract/runs.js';
 import { STREAM_RULES, streamRunEvents } from './runEvents.js';
+import { STREAMED_OUTPUT_RULES } from '../../contract/webhooks.js';
 
 const RunId = Type.Object({ runId: Type.String({ maxLength: 100 }) });
 const header = (req: FastifyRequest, name: string): string | undefined => {
@@ -93,7 +94,7 @@ export async function workflowRunRoutes(app: TypedApp, { services }: { services:
   });
 
   app.get('/v1/runs/:runId/events', {
-    schema: { tags, summary: 'Stream a workflow run\'s events (Server-Sent Events)', description: STREAM_RULES, params: RunId, produces: ['text/event-stream'] },
+    schema: { tags, summary: 'Stream a workflow run\'s events (Server-Sent Events)', description: `${STREAMED_OUTPUT_RULES} ${STREAM_RULES}`, params: RunId, produces: ['text/event-stream'] },
   }, async (req, reply) => {
     const { runId } = req.params;
     await runs.get(acct(req), runId);

@@ -8,6 +8,7 @@ import { bytesOfSource, MAX_UPLOAD_BYTES, storeUpload } from '../../files/upload
 import { answerCall, toolPlaces, type ToolAnswer } from '../result.js';
 import { given, type ToolContext } from './context.js';
 import { waitAndAnswer } from './runAnswer.js';
+import { progressSender } from './runProgress.js';
 
 const anyObject = z.record(z.string(), z.unknown());
 const MAX_BATCH = 20;
@@ -95,13 +96,13 @@ export function registerGenerationTools(server: McpServer, ctx: ToolContext): vo
   }));
 
   server.registerTool('get_run_status', {
-    description: `Status and result of a run: waits for it to finish (up to ${services.config.mcpRunWaitSeconds} s), then answers the outputs and asset URLs, or "still running" with progress (call again).`,
+    description: `Status and result of a run: waits for it to finish (up to ${services.config.mcpRunWaitSeconds} s), then answers the outputs and asset URLs, or "still running" with progress and the tokens an LLM has streamed so far (call again). Give _meta.progressToken to get notifications/progress with the token count while it waits.`,
     inputSchema: {
       runId: z.string().min(1).max(100),
       runType: z.enum(['model', 'workflow']).optional().describe('model (execute_tool) or workflow (start_run); found from the run when omitted'),
       waitSeconds: z.number().int().min(0).max(300).optional().describe(`At most ${services.config.mcpRunWaitSeconds}`),
     },
-  }, ({ runId, waitSeconds }) => call(() => waitAndAnswer(ctx, runId.trim(), Math.min(waitSeconds ?? services.config.mcpRunWaitSeconds, services.config.mcpRunWaitSeconds))));
+  }, ({ runId, waitSeconds }, extra) => call(() => waitAndAnswer(ctx, runId.trim(), Math.min(waitSeconds ?? services.config.mcpRunWaitSeconds, services.config.mcpRunWaitSeconds), progressSender(extra))));
 
   server.registerTool('upload_file', {
     description: `Store an image, audio or video file (at most ${MAX_UPLOAD_BYTES / 1024 / 1024} MB) and get a URL of this service to pass as a model or workflow input. Give url (https, fetched by the server), or data as a data: URI or base64.`,

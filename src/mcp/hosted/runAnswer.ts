@@ -6,6 +6,7 @@ import { workflowRunView } from '../../workflows/runView.js';
 import type { ToolAnswer } from '../result.js';
 import type { ToolContext } from './context.js';
 import { RUN_KIND_OF_ACCOUNT } from '../../runs/queries.js';
+import { watchStreamedTokens, type ProgressSender } from './runProgress.js';
 
 /**
  * The hosted MCP answer about a run (docs/api.md "MCP"): structuredContent with runId, status and
@@ -25,9 +26,9 @@ function asset(f: FileView) {
 
 const json = (v: unknown) => JSON.stringify(v, null, 1).replace(/\n\s*/g, ' ');
 
-function statusLine(status: string, progress: number | null | undefined, still: boolean): string {
+function statusLine(status: string, progress: number | null | undefined, still: boolean, message?: string | null): string {
   if (!still) return `Status: ${status}`;
-  const pct = typeof progress === 'number' ? ` (progress ${Math.round(progress * 100)}%)` : '';
+  const pct = typeof progress === 'number' ? ` (progress ${Math.round(progress * 100)}%${message ? `: ${message}` : ''})` : '';
   return `Status: ${status}: still running${pct}. Call get_run_status again with this runId to wait for the result.`;
 }
 
@@ -46,7 +47,7 @@ export async function modelRunAnswer(ctx: ToolContext, runId: string): Promise<T
   const still = !isTerminal(v.status);
   const lines = [
     `Run ID: ${v.id}`,
-    statusLine(v.status, v.progress, still),
+    statusLine(v.status, v.progress, still, v.progressMessage),
     `Model: ${v.subModelId ?? v.nodeType}`,
     ...(v.status === 'COMPLETED' ? [`Credits used: ${v.creditUsed} microcredits`] : [`Estimated credits: ${v.estimatedCredits} microcredits`]),
     ...(assets.length ? ['Assets:', ...assets.map((a) => `- ${a.url} (${a.contentType})`)] : []),
@@ -103,10 +104,24 @@ export async function workflowRunAnswer(ctx: ToolContext, runId: string): Promis
  * Waits for the run to end, up to `seconds` (run-end notifications, services.nodeRuns.waitForEnd: no
  * database connection is held while waiting), then answers where it stands.
  */
-export async function waitAndAnswer(ctx: ToolContext, runId: string, seconds: number): Promise<ToolAnswer> {
+export async function waitAndAnswer(ctx: ToolContext, runId: string, seconds: number, progress?: ProgressSender): Promise<ToolAnswer> {
   // The kind comes from the run itself (a client's runType may be wrong); an unknown run or another
   // account's is a 404 before any waiting.
   const kind = await runTypeOf(ctx, runId);
-  if (seconds > 0) await ctx.services.nodeRuns.waitForEnd(runId, seconds);
-  return kind === 'model' ? modelRunAnswer(ctx, runId) : workflowRunAnswer(ctx, runId);
+  let tokens = 0;
+  if (seconds > 0) {
+    // Tokens an LLM streams while we wait: MCP progress for a client that asked, and a line of the answer.
+    const watch = await watchStreamedTokens(ctx, runId, progress);
+    try {
+      await ctx.services.nodeRuns.waitForEnd(runId, seconds);
+    } finally {
+      tokens = watch.stop();
+    }
+  }
+  const answer = kind === 'model' ? await modelRunAnswer(ctx, runId) : await workflowRunAnswer(ctx, runId);
+  if (tokens > 0 && !isTerminal(String(answer.structured.status))) {
+    answer.text += `\nTokens so far: ${tokens} (streamed while waiting; the whole text comes with the final result)`;
+    answer.structured.tokensSoFar = tokens;
+  }
+  return answer;
 }

@@ -133,7 +133,8 @@ export async function followEvents(runId: string, onEvent: (type: string) => voi
       const block = buffer.slice(0, cut);
       buffer = buffer.slice(cut + 2);
       const type = /^event: (.*)$/m.exec(block)?.[1];
-      if (type) onEvent(type);
+      // Streamed output deltas (many a second) do not change the run the editor shows: no refresh for them.
+      if (type && type !== 'run.output.delta') onEvent(type);
     }
   }
 }

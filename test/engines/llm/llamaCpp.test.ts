@@ -27,11 +27,13 @@ after(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-async function generate(input: Record<string, unknown>, opts: { signal?: AbortSignal; file?: string } = {}): Promise<{ out: EngineOutputs; progress: Array<[number, string | undefined]> }> {
+async function generate(input: Record<string, unknown>, opts: { signal?: AbortSignal; file?: string } = {}): Promise<{ out: EngineOutputs; progress: Array<[number, string | undefined]>; deltas: string[] }> {
   const { ctx, progress, cleanup } = testContext({ signal: opts.signal });
+  const deltas: string[] = [];
+  ctx.delta = (text) => deltas.push(text);
   try {
     const out = await llamaCppEngine.execute({ nodeType: 'llama_cpp', subModelId: 'x', input, options: opts.file ? { file: opts.file } : {} }, ctx);
-    return { out, progress };
+    return { out, progress, deltas };
   } finally {
     cleanup();
   }
@@ -69,7 +71,7 @@ test('llama.cpp loads the random-weight GGUF and generates tokens; a seed makes 
   assert.deepEqual(await llamaCppEngine.availability(), { available: true });
   const input = { prompt: 'hello world, say one two three', system: 'You are a test.', max_tokens: 24, temperature: 0.8, seed: 7 };
   const started = Date.now();
-  const { out, progress } = await generate(input, { file: 'Tiny_Random v1.gguf' });
+  const { out, progress, deltas } = await generate(input, { file: 'Tiny_Random v1.gguf' });
   console.log(`generated in ${Date.now() - started} ms (load + 24 tokens)`);
   const text = (out.output as { kind: 'text'; text: string }).text;
   assert.equal(typeof text, 'string');
@@ -77,6 +79,9 @@ test('llama.cpp loads the random-weight GGUF and generates tokens; a seed makes 
   assert.ok(usage.completionTokens > 0, 'tokens were generated');
   assert.equal(usage.model, 'Tiny_Random v1.gguf');
   assert.ok(progress.some(([, m]) => m?.endsWith('tokens')), 'progress reports tokens');
+  // Streamed as it is made (issue 28): the text chunks given to ctx.delta are the answer.
+  assert.ok(deltas.length > 0, 'text chunks were streamed');
+  assert.equal(deltas.join(''), text);
   const again = await generate(input, { file: 'Tiny_Random v1.gguf' });
   assert.equal((again.out.output as { text: string }).text, text, 'same seed, same text');
   // Another file: the engine swaps the loaded model.

@@ -15,6 +15,13 @@ export interface OpenAIFakeOptions {
   /** Gap between stream chunks. */
   gapMs?: number;
   /**
+   * Called once per streamed answer: its first word is sent only once `first` settles, its last only once
+   * `last` does (a test orders the provider's tokens against what its client has seen, by order, not time).
+   */
+  hold?: () => { first?: Promise<unknown>; last?: Promise<unknown> };
+  /** A streamed answer's first word comes this long after the request (a real model's time to first token). */
+  firstTokenMs?: number;
+  /**
    * Which server this is, for how it names and lists models: 'openai' (ids as given); 'ollama' (models are
    * `name:tag`, listed so in GET /v1/models and GET /api/tags, and a request naming `name` means
    * `name:latest`; chat reads `max_tokens` only); 'llama.cpp' (one model, listed as its single entry,
@@ -100,6 +107,13 @@ export async function startOpenAIFake(o: OpenAIFakeOptions = {}): Promise<OpenAI
       }
       const chunk = (delta: object, finish_reason: string | null) =>
         `data: ${JSON.stringify({ id: 'chatcmpl-fake1', object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason }] })}\n\n`;
+      // chunks[2] is the first word, chunks[1 + words.length] the last.
+      const held = o.hold?.() ?? {};
+      const holdBefore = [
+        ...(o.firstTokenMs ? [{ chunk: 2, until: new Promise((r) => setTimeout(r, o.firstTokenMs)) }] : []),
+        ...(held.first ? [{ chunk: 2, until: held.first }] : []),
+        ...(held.last && words.length > 1 ? [{ chunk: 1 + words.length, until: held.last }] : []),
+      ];
       return {
         chunks: [
           ': keep-alive\n\n',
@@ -109,6 +123,7 @@ export async function startOpenAIFake(o: OpenAIFakeOptions = {}): Promise<OpenAI
           'data: [DONE]\n\n',
         ],
         gapMs: o.gapMs ?? 0,
+        holdBefore,
       };
     }
 

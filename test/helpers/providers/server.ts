@@ -34,6 +34,8 @@ export interface FakeReply {
   /** Server-sent events: each string is written as one chunk, `gapMs` apart. */
   chunks?: string[];
   gapMs?: number;
+  /** Chunk `chunk` (an index of `chunks`) is written only once `until` settles: a stream held at a known point, by order not time. */
+  holdBefore?: Array<{ chunk: number; until: Promise<unknown> }>;
 }
 
 export interface Scripted extends FakeReply {
@@ -106,7 +108,8 @@ export class FakeServer {
     const headers = { ...(reply.headers ?? {}) };
     if (reply.chunks) {
       res.writeHead(reply.status ?? 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers });
-      for (const c of reply.chunks) {
+      for (const [i, c] of reply.chunks.entries()) {
+        for (const h of reply.holdBefore ?? []) if (h.chunk === i) await h.until;
         if (res.destroyed) return;
         res.write(c);
         if (reply.gapMs) await new Promise((r) => setTimeout(r, reply.gapMs));

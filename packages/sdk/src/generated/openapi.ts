@@ -462,7 +462,7 @@ export interface paths {
         };
         /**
          * Stream a standalone run's events (Server-Sent Events)
-         * @description Each SSE message has the outbox id as `id`, the event type as `event` and the webhook payload as `data`. Send Last-Event-ID to resume. Closes after run.completed, run.failed or run.canceled. A stream obeys its key: within seconds of the key being revoked or expiring it ends with a final `error` event whose data is the error body (code UNAUTHORIZED). One key (or one signed-in web session, for the editor streams) may hold at most ATELIER_STREAMS_PER_KEY open streams (default 25) across all API processes; past that the request is answered 429 RATE_LIMITED.
+         * @description Each SSE message has the outbox id as `id`, the event type as `event` and the webhook payload as `data`. Send Last-Event-ID to resume. Closes after run.completed, run.failed or run.canceled. While an engine makes text (an LLM answer), the stream also carries `run.output.delta` messages whose data is `{ type: "run.output.delta", runId, nodeId?, index, delta, tokens }` (nodeId on workflow runs): concatenated per node in `index` order they are the output text, which the final record carries whole. Deltas are not stored, have no SSE `id` and are never sent to webhooks: a client that reconnects with Last-Event-ID gets the stored events after that id, then later deltas and the final record (the whole text), not the deltas it missed. A stream obeys its key: within seconds of the key being revoked or expiring it ends with a final `error` event whose data is the error body (code UNAUTHORIZED). One key (or one signed-in web session, for the editor streams) may hold at most ATELIER_STREAMS_PER_KEY open streams (default 25) across all API processes; past that the request is answered 429 RATE_LIMITED.
          */
         get: operations["nodeRuns.events"];
         put?: never;
@@ -703,7 +703,7 @@ export interface paths {
         };
         /**
          * Stream a workflow run's events (Server-Sent Events)
-         * @description A stream obeys its key: within seconds of the key being revoked or expiring it ends with a final `error` event whose data is the error body (code UNAUTHORIZED). One key (or one signed-in web session, for the editor streams) may hold at most ATELIER_STREAMS_PER_KEY open streams (default 25) across all API processes; past that the request is answered 429 RATE_LIMITED.
+         * @description While an engine makes text (an LLM answer), the stream also carries `run.output.delta` messages whose data is `{ type: "run.output.delta", runId, nodeId?, index, delta, tokens }` (nodeId on workflow runs): concatenated per node in `index` order they are the output text, which the final record carries whole. Deltas are not stored, have no SSE `id` and are never sent to webhooks: a client that reconnects with Last-Event-ID gets the stored events after that id, then later deltas and the final record (the whole text), not the deltas it missed. A stream obeys its key: within seconds of the key being revoked or expiring it ends with a final `error` event whose data is the error body (code UNAUTHORIZED). One key (or one signed-in web session, for the editor streams) may hold at most ATELIER_STREAMS_PER_KEY open streams (default 25) across all API processes; past that the request is answered 429 RATE_LIMITED.
          */
         get: operations["runs.events"];
         put?: never;

@@ -126,6 +126,8 @@ export function createLlamaCppEngine(dirOf: () => string = () => llmModelsDir())
             temperature,
             seed,
             signal: ctx.signal,
+            // The answer's text as it is made, for the run's event stream (run.output.delta).
+            onTextChunk: (text) => ctx.delta?.(text),
             onToken: (tokens) => {
               generated += tokens.length;
               ctx.progress(0.1 + 0.9 * Math.min(1, generated / maxTokens), `${generated} tokens`);
