@@ -323,6 +323,21 @@ export interface ExecutionLimits {
   idleMs: number;
   /** Attempts a run gets when its engine process dies (ATELIER_ENGINE_CRASH_ATTEMPTS). */
   crashAttempts: number;
+  /** Remote (I/O-bound) engines: calls in flight per worker, outside the CPU slots (execution/remoteLane.ts). */
+  remote: RemoteLimits;
+}
+
+/**
+ * How many provider calls one worker process keeps in flight (README "Remote runs"). They wait on the
+ * network, so they hold no ATELIER_WORKER_CONCURRENCY slot; these bound them instead.
+ */
+export interface RemoteLimits {
+  /** Remote runs one worker holds at once, waiting for a provider permit included (ATELIER_REMOTE_INFLIGHT). */
+  inflight: number;
+  /** Calls in flight to one provider (engine id) per worker unless named below (ATELIER_PROVIDER_CONCURRENCY). */
+  perProvider: number;
+  /** Per-provider overrides by engine id (ATELIER_PROVIDER_CONCURRENCY_FAL=20 → fal: 20). */
+  providers: Record<string, number>;
 }
 
 function limitInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -342,5 +357,20 @@ export function executionLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): Ex
     childrenPerFamily: limitInt(env, 'ATELIER_ENGINE_CHILDREN', 2, 1, 64),
     idleMs: limitInt(env, 'ATELIER_ENGINE_IDLE_MS', 10 * 60_000, 100, 24 * 3_600_000),
     crashAttempts: limitInt(env, 'ATELIER_ENGINE_CRASH_ATTEMPTS', 2, 1, 10),
+    remote: remoteLimitsFromEnv(env),
+  };
+}
+
+function remoteLimitsFromEnv(env: NodeJS.ProcessEnv): RemoteLimits {
+  const prefix = 'ATELIER_PROVIDER_CONCURRENCY_';
+  const providers: Record<string, number> = {};
+  for (const name of Object.keys(env)) {
+    if (!name.startsWith(prefix) || name.length === prefix.length) continue;
+    providers[name.slice(prefix.length).toLowerCase().replace(/_/g, '-')] = limitInt(env, name, 1, 1, 100_000);
+  }
+  return {
+    inflight: limitInt(env, 'ATELIER_REMOTE_INFLIGHT', 2000, 1, 100_000),
+    perProvider: limitInt(env, 'ATELIER_PROVIDER_CONCURRENCY', 256, 1, 100_000),
+    providers,
   };
 }

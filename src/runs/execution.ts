@@ -65,6 +65,11 @@ export class ModelRunExecutor {
     });
   }
 
+  /** A run's kind ('node' or 'workflow'); undefined for an unknown run. */
+  async kindOf(runId: string): Promise<string | undefined> {
+    return (await this.db.query(q.RUN_KIND, [runId])).rows[0]?.kind;
+  }
+
   /** Gives a run this worker holds back to the queue: not a crash, so the attempt does not count. */
   private async handBack(runId: string): Promise<void> {
     await this.db.tx(async (tx) => {

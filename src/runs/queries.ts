@@ -120,3 +120,6 @@ export const LIST_ALL_RUNS = `SELECT r.id, r.kind, r.node_type, r.workflow_id, r
 /** A stopping worker gives a run back: lease released at once, and the attempt not counted. */
 export const HAND_BACK_RUN = `UPDATE runs SET lease_owner = NULL, lease_expires_at = now() - interval '1 second', attempts = greatest(attempts - 1, 0)
   WHERE id = $1 AND lease_owner = $2 AND status = 'RUNNING' RETURNING id`;
+
+/** A run's kind, for a queued job that does not carry it (execution/dispatcher.ts). $1 run. */
+export const RUN_KIND = `SELECT kind FROM runs WHERE id = $1`;

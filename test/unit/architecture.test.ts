@@ -23,7 +23,6 @@ const KNOWN_VIOLATIONS: string[] = [
   'src/billing/balanceView.ts: import runs back up the layers (src/services.ts)',
   'src/events/deliverer.ts: SQL outside a queries file',
   'src/events/fairDelivery.ts: SQL outside a queries file',
-  'src/execution/dispatcher.ts: SQL outside a queries file',
   'src/files/service.ts: SQL outside a queries file',
   'src/mcp/hosted/runAnswer.ts: SQL outside a queries file',
   'src/ops/doctor.ts: SQL outside a queries file',
