@@ -27,7 +27,7 @@ let user: { key: string; accountId: string };
 
 function workerEnv(): Record<string, string> {
   return {
-    ...siblingEnv(api), LOG_LEVEL: 'warn', ATELIER_ALLOW_PRIVATE_URLS: '1',
+    ...siblingEnv(api), LOG_LEVEL: 'info', ATELIER_ALLOW_PRIVATE_URLS: '1',
     OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-test',
     ATELIER_WORKER_CONCURRENCY: String(SLOTS), ATELIER_PROVIDER_CONCURRENCY_OPENAI: String(PROVIDER_LIMIT),
     ATELIER_ACCOUNT_CONCURRENCY: '0', ATELIER_RUN_LEASE_SECONDS: '2', ATELIER_SWEEP_INTERVAL_MS: '200',
@@ -52,6 +52,15 @@ after(async () => {
 });
 
 const count = async (sql: string, values: unknown[] = []) => (await api.services.db.query(sql, values)).rows[0].n as number;
+
+/** The last status summary read while waiting for runs to end (a timed-out wait prints it). */
+let lastSeen = '';
+async function completed(ids: string[]): Promise<number> {
+  const rows = (await api.services.db.query(`SELECT status, count(*)::int AS n, max(attempts)::int AS attempts, max(error) AS error FROM runs WHERE id = ANY($1) GROUP BY status`, [ids])).rows;
+  lastSeen = `${rows.map((r) => `${r.status} ${r.n} (attempts ≤ ${r.attempts}${r.error ? `, e.g. ${r.error}` : ''})`).join(', ')}; provider received ${fake.received}, open ${fake.open}`;
+  return rows.find((r) => r.status === 'COMPLETED')?.n ?? 0;
+}
+const seen = () => `${lastSeen}\n${workers.map((w) => w.tail()).join('\n')}`;
 
 async function createRemote(n: number, tag: string): Promise<string[]> {
   const ids: string[] = [];
@@ -81,7 +90,7 @@ test('one worker holds more remote calls than it has slots, within the provider 
   assert.equal(fake.open, PROVIDER_LIMIT, 'the remote calls were still waiting when the local run completed');
 
   fake.release();
-  await until('every remote run to complete', async () => (await count(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1) AND status = 'COMPLETED'`, [ids])) === RUNS, 120_000, () => '');
+  await until('every remote run to complete', async () => (await completed(ids)) === RUNS, 120_000, seen);
   assert.ok(fake.peakOpen <= PROVIDER_LIMIT, `the provider never held more than ${PROVIDER_LIMIT} calls (peak ${fake.peakOpen})`);
   assert.equal(fake.received, RUNS, 'one provider call per run');
   fake.hold();
@@ -90,13 +99,13 @@ test('one worker holds more remote calls than it has slots, within the provider 
 test('a cancel ends an in-flight remote call and refunds the run', async () => {
   const before = fake.abandoned;
   const ids = await createRemote(10, 'cancel');
-  await until('10 calls held', () => fake.open === 10, 60_000);
+  await until('10 calls held', async () => (await completed(ids)) < 0 || fake.open === 10, 60_000, seen);
   const r = await api.request('POST', `/v1/nodes/runs/${ids[0]}/cancel`, { key: user.key });
   assert.ok(r.status === 200 || r.status === 202, r.text);
   await until('the provider call to be dropped', () => fake.abandoned === before + 1, 30_000);
   assert.equal(fake.open, 9);
   fake.release();
-  await until('the others to complete', async () => (await count(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1) AND status = 'COMPLETED'`, [ids.slice(1)])) === 9, 60_000);
+  await until('the others to complete', async () => (await completed(ids.slice(1))) === 9, 60_000, seen);
   const run = (await api.services.db.query(`SELECT status, charged_microcredits, reserved_microcredits FROM runs WHERE id = $1`, [ids[0]])).rows[0];
   assert.equal(run.status, 'CANCELED');
   assert.equal(run.reserved_microcredits, 0n);
@@ -113,7 +122,7 @@ test('kill -9 of a worker holding remote calls loses none: another worker finish
   workers.push(second);
   await until('the runs taken over and held again', () => fake.open === 30, 60_000, () => `open ${fake.open}; ${second.tail()}`);
   fake.release();
-  await until('every run to complete', async () => (await count(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1) AND status = 'COMPLETED'`, [ids])) === 30, 120_000, () => '');
+  await until('every run to complete', async () => (await completed(ids)) === 30, 120_000, seen);
   const runs = (await api.services.db.query(`SELECT id, attempts, reserved_microcredits FROM runs WHERE id = ANY($1)`, [ids])).rows;
   for (const r of runs) {
     assert.ok(r.attempts >= 2, `${r.id} was taken over (attempts ${r.attempts})`);

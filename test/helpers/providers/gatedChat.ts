@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * An OpenAI-compatible chat server (GET /v1/models, POST /v1/chat/completions, non-streamed) whose answers
+ * An OpenAI-compatible chat server (GET /v1/models, POST /v1/chat/completions, plain or streamed) whose answers
  * wait: for a fixed time (`delayMs`, the bench's provider that answers in 5 s) or until the test calls
  * `release()` (no sleep in tests). It counts the calls it holds at once, the figure a per-provider limit
  * bounds; a call whose client went away (a cancel) stops counting at once.
@@ -29,7 +29,14 @@ export async function startGatedChat(opts: { models?: string[]; delayMs?: number
   let abandoned = 0;
   let released = false;
   const held = new Set<() => void>();
-  const answer = (res: http.ServerResponse, model: string) => {
+  const answer = (res: http.ServerResponse, model: string, stream: boolean) => {
+    if (stream) {
+      // OpenAI's streamed form: chunks of deltas, the last with its finish reason, then [DONE].
+      const chunk = (delta: object, finish: string | null) => `data: ${JSON.stringify({ id: `chatcmpl-gated${received}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.end(chunk({ role: 'assistant', content: 'Done waiting.' }, null) + chunk({}, 'stop') + 'data: [DONE]\n\n');
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({
       id: `chatcmpl-gated${received}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model,
@@ -51,7 +58,9 @@ export async function startGatedChat(opts: { models?: string[]; delayMs?: number
         res.end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error', param: null, code: null } }));
         return;
       }
-      const model = String(JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}').model ?? '');
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+      const model = String(body.model ?? '');
+      const stream = body.stream === true;
       received++;
       open++;
       peakOpen = Math.max(peakOpen, open);
@@ -62,7 +71,7 @@ export async function startGatedChat(opts: { models?: string[]; delayMs?: number
         open--;
         held.delete(finish);
         clearTimeout(timer);
-        if (!res.destroyed) answer(res, model);
+        if (!res.destroyed) answer(res, model, stream);
       };
       const timer = opts.delayMs !== undefined ? setTimeout(finish, opts.delayMs) : undefined;
       res.on('close', () => {
