@@ -10,6 +10,7 @@ import type { Metrics } from '../ops/metrics.js';
 import { finishModelRun } from './settle.js';
 import { renderOutput } from './view.js';
 import * as q from './queries.js';
+import { HeartbeatBatcher } from './heartbeats.js';
 
 /** How many times a run may be picked up again after its worker died before it is failed as poison. */
 const MAX_ATTEMPTS = 3;
@@ -20,6 +21,8 @@ const MAX_ATTEMPTS = 3;
  * hands to another worker; a worker that outlives its lease finds its settle refused.
  */
 export class ModelRunExecutor {
+  private readonly heartbeats: HeartbeatBatcher;
+
   constructor(
     private readonly db: Db,
     private readonly runner: EngineRunner,
@@ -29,7 +32,9 @@ export class ModelRunExecutor {
     /** The lease owner written on claimed runs (one per worker process). */
     private readonly workerId: string,
     private readonly opts: { leaseSeconds: number; metrics?: Metrics },
-  ) {}
+  ) {
+    this.heartbeats = new HeartbeatBatcher(db, workerId, opts.leaseSeconds);
+  }
 
   async execute(runId: string): Promise<void> {
     const claimed = (await this.db.tx(async (tx) => {
@@ -53,7 +58,7 @@ export class ModelRunExecutor {
       timeoutAt,
       cancelAfter: claimed.cancel_after ? claimed.cancel_after.getTime() : null,
       timeoutMessage: `timed out after ${Math.round((timeoutAt - claimed.started_at.getTime()) / 1000)} s`,
-      heartbeat: async () => (await this.db.query(q.HEARTBEAT, [runId, this.workerId, this.opts.leaseSeconds])).rowCount !== 0,
+      heartbeat: () => this.heartbeats.beat(runId),
       execute: (signal, deadline, tmpDir) => this.runner.run({
         accountId: claimed.account_id, nodeType: claimed.node_type, subModelId: claimed.sub_model_id, input: claimed.input, signal, deadline, tmpDir,
         logContext: { runId },
