@@ -53,7 +53,7 @@ const scenarios: Array<[string, string, () => Promise<Row[]>]> = [
   ['fairness', 'fair shares: B\'s enqueue→RUNNING while A holds a backlog', () => fairness(pg, { bRuns: 15, aBacklog: 6, workerConcurrency: 2, accountConcurrency: 1 })],
   ['deploy', 'start to ready, engine child cold start (compiled vs tsx), idle memory after npm start', () => footprint(pg, { rounds: value('rounds', 3), settleSeconds: 20 })],
   ['g', 'hostile neighbour: /healthz and GET /v1/models p99 while hostile and heavy runs execute', () => hostileNeighbour(pg, { seconds })],
-  ['inflight', 'in-flight remote runs: 1,000 × 5 s provider calls through one worker process', () => inflightRemote(pg, { runs: value('inflight-runs', 1000), answerMs: 5000, creators: 32 })],
+  ['inflight', 'in-flight remote runs: 1,000 × 5 s provider calls through one worker process', () => inflightRemote(pg, { runs: value('inflight-runs', 1000), answerMs: 5000, creators: 32, intake: value('inflight-intake', 6) })],
   ['upload', 'upload throughput: POST /v1/files to the local store vs copying the bytes on disk', () => uploadThroughput(pg, { megabytes: 256, rounds: 2 })],
 ];
 try {

@@ -22,6 +22,8 @@ export interface Config {
   starterMicrocredits: bigint;
   /** Runs one worker process executes at once. */
   workerConcurrency: number;
+  /** Job-taking loops beyond the CPU slots (ATELIER_WORKER_INTAKE): they claim remote runs faster; a local run one takes waits for a CPU slot. */
+  workerIntake: number;
   /** How long a worker's claim on a run lasts without a heartbeat before another worker takes it over. */
   runLeaseSeconds: number;
   /** How often the sweeper looks for lapsed leases and deadlines. */
@@ -143,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateUrls: env.ATELIER_ALLOW_PRIVATE_URLS === '1',
     starterMicrocredits: BigInt(starter),
     workerConcurrency: intFrom(env, 'ATELIER_WORKER_CONCURRENCY', 2, 1, 64),
+    workerIntake: intFrom(env, 'ATELIER_WORKER_INTAKE', 0, 0, 64),
     runLeaseSeconds: intFrom(env, 'ATELIER_RUN_LEASE_SECONDS', 30, 2, 3600),
     sweepIntervalMs: intFrom(env, 'ATELIER_SWEEP_INTERVAL_MS', 1000, 50, 600_000),
     fileRetentionSeconds: intFrom(env, 'ATELIER_FILE_RETENTION_DAYS', 7, 0, 3650) * 86_400,

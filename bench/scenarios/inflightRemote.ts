@@ -16,7 +16,7 @@ import { startGatedChat } from '../../test/helpers/providers/gatedChat.js';
  * its enqueue→RUNNING against the same run's on an idle service. Guarantees kept: every run is a durable
  * row with its reservation and job, leased and heartbeated, charged once (checked at the end); fsync on.
  */
-export async function inflightRemote(pg: BenchPostgres, opts: { runs: number; answerMs: number; creators: number }): Promise<Row[]> {
+export async function inflightRemote(pg: BenchPostgres, opts: { runs: number; answerMs: number; creators: number; intake: number }): Promise<Row[]> {
   const fake = await startGatedChat({ delayMs: opts.answerMs });
   const body = { model: 'gpt-5.4', messages: [{ role: 'user', content: 'hello' }] };
   // Baseline: the provider alone, every call at once.
@@ -30,12 +30,12 @@ export async function inflightRemote(pg: BenchPostgres, opts: { runs: number; an
   try {
     svc = await startService(pg, ['api', 'worker'], {
       OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-bench',
-      ATELIER_ACCOUNT_CONCURRENCY: '0', ATELIER_PROVIDER_CONCURRENCY_OPENAI: String(opts.runs), ATELIER_REMOTE_INFLIGHT: String(opts.runs * 2),
+      ATELIER_ACCOUNT_CONCURRENCY: '0', ATELIER_WORKER_INTAKE: String(opts.intake), ATELIER_PROVIDER_CONCURRENCY_OPENAI: String(opts.runs), ATELIER_REMOTE_INFLIGHT: String(opts.runs * 2),
     });
     const s = svc;
     // The local run is another account's: within one account the fair-share priority (queue/fairness.ts)
     // rightly puts a run behind that account's own earlier runs, which is not what this row measures.
-    const [{ key }, { key: otherKey }] = (await s.keys(2)) as [{ key: string }, { key: string }];
+    const [{ key }, { key: otherKey }] = (await s.keys(2)) as unknown as [{ key: string }, { key: string }];
     const workerPid = s.procs.find((p) => p.role === 'worker')!.child.pid!;
     const post = (path: string, b: unknown, as = key) => fetch(`${s.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${as}`, 'content-type': 'application/json' }, body: JSON.stringify(b) });
     const png = await sharp({ create: { width: 320, height: 240, channels: 3, background: { r: 40, g: 90, b: 160 } } }).png().toBuffer();
@@ -84,7 +84,7 @@ export async function inflightRemote(pg: BenchPostgres, opts: { runs: number; an
     const spreadNote = `enqueue→RUNNING p50 ${round(Number(spread.claim_p50), 2)} s, max ${round(Number(spread.claim_max), 2)} s; RUNNING→COMPLETED p50 ${round(Number(spread.run_p50), 2)} s, max ${round(Number(spread.run_max), 2)} s`;
     const perRunKb = (peakRss - idleRss) / Math.max(1, fake.peakOpen);
     const scenario = 'h. in-flight remote runs';
-    const note = `load average at the end ${os.loadavg().map((n) => round(n, 1)).join(', ')}; ${opts.runs} runs created in ${round(created, 2)} s by ${opts.creators} clients; provider held at most ${fake.peakOpen} calls at once; ${failed} not COMPLETED; ${ledger} of ${opts.runs} captured exactly once; one worker process, ATELIER_WORKER_CONCURRENCY 2`;
+    const note = `load average at the end ${os.loadavg().map((n) => round(n, 1)).join(', ')}; ${opts.runs} runs created in ${round(created, 2)} s by ${opts.creators} clients; provider held at most ${fake.peakOpen} calls at once; ${failed} not COMPLETED; ${ledger} of ${opts.runs} captured exactly once; one worker process, ATELIER_WORKER_CONCURRENCY 2, ATELIER_WORKER_INTAKE ${opts.intake}`;
     return [
       row({ scenario, metric: `${opts.runs} remote runs answering in ${opts.answerMs / 1000} s: first create → last COMPLETED`, figure: total, unit: 's', baseline: direct, baselineLabel: 'the same calls to the fake directly, s', goal: '≤ 8 s', met: total <= 8 && failed === 0, note }),
       // Apart from the creation rate (the API's, measured by row b): the worker's own part of the wave.

@@ -8,7 +8,7 @@ import type { Services } from '../services.js';
 import { createServices } from './services.js';
 import { SubscriptionScheduler } from '../billing/scheduler.js';
 import { ModelRunExecutor } from '../runs/execution.js';
-import { RemoteLane } from '../execution/remoteLane.js';
+import { Permits, RemoteLane } from '../execution/remoteLane.js';
 import { EngineRunner } from '../execution/engineRunner.js';
 import { EnginePools } from '../execution/pools.js';
 import { LeasedTaskRunner } from '../execution/leasedTask.js';
@@ -78,7 +78,7 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
       (accountId, signal) => createMediaFetcher({
         allowPrivate: config.allowPrivateUrls, maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, signal,
         resolveOwnFile: ownFileResolver(services.files, accountId, services.publicUrl),
-      }), enginePools, limits.crashAttempts, { lane: new RemoteLane(limits.remote), maxOutputBytes: limits.maxOutputBytes });
+      }), enginePools, limits.crashAttempts, { lane: new RemoteLane(limits.remote), maxOutputBytes: limits.maxOutputBytes }, new Permits(config.workerConcurrency));
     const tasks = new LeasedTaskRunner(log, { leaseSeconds: config.runLeaseSeconds, tmpRoot: path.join(config.dataDir, 'tmp') });
     const workerId = newId('wrk');
     const executor = new WorkflowExecutor(database.db, services.catalog, runner, services.files, services.queue, log, tasks, workerId, {
@@ -90,7 +90,7 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
       advanceWorkflow: (runId) => executor.advanceAndRun(runId),
       executeNode: (runId, nodeId) => executor.executeNode(runId, nodeId),
       kindOf: (runId) => modelRunExecutor.kindOf(runId),
-    }, log, { concurrency: config.workerConcurrency });
+    }, log, { concurrency: config.workerConcurrency, intake: config.workerIntake });
     await dispatcher.start();
     parts.push(dispatcher);
     const sweeper = new RunSweeper(database.db, services.queue, services.nodeRuns, services.files, log, config.sweepIntervalMs, services.workflowRuns);

@@ -36,16 +36,19 @@ export class JobDispatcher {
     private readonly tasks: LeasedTaskRunner,
     private readonly handlers: JobHandlers,
     private readonly log: Logger,
-    private readonly opts: { concurrency: number },
+    /** `concurrency`: CPU slots; `intake`: extra loops taking jobs (remote runs give theirs back at once). */
+    private readonly opts: { concurrency: number; intake?: number },
   ) {}
 
   async start(): Promise<void> {
     // A cancel NOTIFY names the run (`runId`) or one workflow node (`runId:nodeId`).
     this.unsubscribe = await this.notifier.subscribe(CHANNELS.cancel, (key) => this.tasks.abort(key, ABORT.canceled));
-    // Each consumer loop is one CPU slot (ATELIER_WORKER_CONCURRENCY). A job holds its loop until it ends or
-    // gives the slot back (a remote call, execution/remoteLane.ts), and the loop then takes the next job while
-    // the call goes on: the in-flight set, not the loops, is what a stop waits for.
-    await this.queue.work(this.opts.concurrency, (job) => {
+    // A job holds its consumer loop until it ends or gives the loop back (a remote call,
+    // execution/remoteLane.ts), and the loop then takes the next job while the call goes on: the in-flight
+    // set, not the loops, is what a stop waits for. There are a few more loops than CPU slots
+    // (ATELIER_WORKER_INTAKE) so remote runs are claimed faster; a local engine call waits for a CPU slot
+    // (engineRunner.ts), so at most that many local runs wait claimed.
+    await this.queue.work(this.opts.concurrency + (this.opts.intake ?? 0), (job) => {
       const { done, released } = runInSlot(() => this.dispatch(job));
       void this.track(done.catch((err) => {
         if (isConnectionError(err)) {

@@ -8,7 +8,7 @@ import type { StoredOutput } from '../files/render.js';
 import { statSync } from 'node:fs';
 import { engineKind } from '../catalog/engineKinds.js';
 import type { EnginePools } from './pools.js';
-import type { RemoteLane } from './remoteLane.js';
+import type { Permits, RemoteLane } from './remoteLane.js';
 import { outputBytes } from './limits.js';
 import { RunFailure } from './failure.js';
 import { resultMetadata, type StoredFileFacts } from './resultMetadata.js';
@@ -42,6 +42,8 @@ export class EngineRunner {
     private readonly crashAttempts = 2,
     /** Remote engines run here, in this process, bounded by the lane's permits instead of a CPU slot; none: in a child like the rest. */
     private readonly remote?: { lane: RemoteLane; maxOutputBytes: number },
+    /** The worker's CPU slots (ATELIER_WORKER_CONCURRENCY): a local engine call holds one while it runs. */
+    private readonly cpu?: Permits,
   ) {}
 
   async run(job: EngineJob): Promise<EngineOutputs> {
@@ -69,6 +71,15 @@ export class EngineRunner {
     };
     const req = { nodeType: job.nodeType, subModelId: mode.subModelId, input: job.input, options: mode.engine.options ?? {} };
     if (this.remote && engineKind(engine.id) === 'remote') return this.runRemote(engine, req, ctx, this.remote);
+    const freeCpu = this.cpu ? await this.cpu.acquire(job.signal) : undefined;
+    try {
+      return await this.runLocal(engine, req, ctx, job);
+    } finally {
+      freeCpu?.();
+    }
+  }
+
+  private async runLocal(engine: Engine, req: ExecuteRequest, ctx: EngineContext, job: EngineJob): Promise<EngineOutputs> {
     // The engine runs in a child process (pools.ts); a child that dies is one failed attempt, retried a
     // bounded number of times on a fresh child before the run fails.
     for (let attempt = 1; ; attempt++) {

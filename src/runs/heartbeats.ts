@@ -23,7 +23,10 @@ export class HeartbeatBatcher {
       const waiters = this.pending.get(runId);
       if (waiters) waiters.push({ resolve, reject });
       else this.pending.set(runId, [{ resolve, reject }]);
-      this.timer ??= setTimeout(() => void this.flush(), this.windowMs);
+      if (!this.timer) {
+        this.timer = setTimeout(() => void this.flush(), this.windowMs);
+        this.timer.unref();
+      }
     });
   }
 
