@@ -22,6 +22,8 @@ export interface Config {
   starterMicrocredits: bigint;
   /** Runs one worker process executes at once. */
   workerConcurrency: number;
+  /** Job-taking loops beyond the CPU slots (ATELIER_WORKER_INTAKE): they claim remote runs faster; a local run one takes waits for a CPU slot. */
+  workerIntake: number;
   /** How long a worker's claim on a run lasts without a heartbeat before another worker takes it over. */
   runLeaseSeconds: number;
   /** How often the sweeper looks for lapsed leases and deadlines. */
@@ -143,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateUrls: env.ATELIER_ALLOW_PRIVATE_URLS === '1',
     starterMicrocredits: BigInt(starter),
     workerConcurrency: intFrom(env, 'ATELIER_WORKER_CONCURRENCY', 2, 1, 64),
+    workerIntake: intFrom(env, 'ATELIER_WORKER_INTAKE', 0, 0, 64),
     runLeaseSeconds: intFrom(env, 'ATELIER_RUN_LEASE_SECONDS', 30, 2, 3600),
     sweepIntervalMs: intFrom(env, 'ATELIER_SWEEP_INTERVAL_MS', 1000, 50, 600_000),
     fileRetentionSeconds: intFrom(env, 'ATELIER_FILE_RETENTION_DAYS', 7, 0, 3650) * 86_400,
@@ -323,6 +326,21 @@ export interface ExecutionLimits {
   idleMs: number;
   /** Attempts a run gets when its engine process dies (ATELIER_ENGINE_CRASH_ATTEMPTS). */
   crashAttempts: number;
+  /** Remote (I/O-bound) engines: calls in flight per worker, outside the CPU slots (execution/remoteLane.ts). */
+  remote: RemoteLimits;
+}
+
+/**
+ * How many provider calls one worker process keeps in flight (README "Remote runs"). They wait on the
+ * network, so they hold no ATELIER_WORKER_CONCURRENCY slot; these bound them instead.
+ */
+export interface RemoteLimits {
+  /** Remote runs one worker holds at once, waiting for a provider permit included (ATELIER_REMOTE_INFLIGHT). */
+  inflight: number;
+  /** Calls in flight to one provider (engine id) per worker unless named below (ATELIER_PROVIDER_CONCURRENCY). */
+  perProvider: number;
+  /** Per-provider overrides by engine id (ATELIER_PROVIDER_CONCURRENCY_FAL=20 → fal: 20). */
+  providers: Record<string, number>;
 }
 
 function limitInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -342,5 +360,20 @@ export function executionLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): Ex
     childrenPerFamily: limitInt(env, 'ATELIER_ENGINE_CHILDREN', 2, 1, 64),
     idleMs: limitInt(env, 'ATELIER_ENGINE_IDLE_MS', 10 * 60_000, 100, 24 * 3_600_000),
     crashAttempts: limitInt(env, 'ATELIER_ENGINE_CRASH_ATTEMPTS', 2, 1, 10),
+    remote: remoteLimitsFromEnv(env),
+  };
+}
+
+function remoteLimitsFromEnv(env: NodeJS.ProcessEnv): RemoteLimits {
+  const prefix = 'ATELIER_PROVIDER_CONCURRENCY_';
+  const providers: Record<string, number> = {};
+  for (const name of Object.keys(env)) {
+    if (!name.startsWith(prefix) || name.length === prefix.length) continue;
+    providers[name.slice(prefix.length).toLowerCase().replace(/_/g, '-')] = limitInt(env, name, 1, 1, 100_000);
+  }
+  return {
+    inflight: limitInt(env, 'ATELIER_REMOTE_INFLIGHT', 2000, 1, 100_000),
+    perProvider: limitInt(env, 'ATELIER_PROVIDER_CONCURRENCY', 256, 1, 100_000),
+    providers,
   };
 }

@@ -8,6 +8,7 @@ import type { Services } from '../services.js';
 import { createServices } from './services.js';
 import { SubscriptionScheduler } from '../billing/scheduler.js';
 import { ModelRunExecutor } from '../runs/execution.js';
+import { Permits, RemoteLane } from '../execution/remoteLane.js';
 import { EngineRunner } from '../execution/engineRunner.js';
 import { EnginePools } from '../execution/pools.js';
 import { LeasedTaskRunner } from '../execution/leasedTask.js';
@@ -78,7 +79,7 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
         allowPrivate: config.allowPrivateUrls, maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, signal,
         resolveOwnFile: ownFileResolver(services.files, accountId, services.publicUrl,
           { publicUrl: config.publicUrl, allowPrivate: config.allowPrivateUrls, ttlSeconds: config.fileUrlTtlSeconds }),
-      }), enginePools, limits.crashAttempts);
+      }), enginePools, limits.crashAttempts, { lane: new RemoteLane(limits.remote), maxOutputBytes: limits.maxOutputBytes }, new Permits(config.workerConcurrency));
     const tasks = new LeasedTaskRunner(log, { leaseSeconds: config.runLeaseSeconds, tmpRoot: path.join(config.dataDir, 'tmp') });
     const workerId = newId('wrk');
     const executor = new WorkflowExecutor(database.db, services.catalog, runner, services.files, services.queue, log, tasks, workerId, {
@@ -89,7 +90,8 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
       executeRun: (runId) => modelRunExecutor.execute(runId),
       advanceWorkflow: (runId) => executor.advanceAndRun(runId),
       executeNode: (runId, nodeId) => executor.executeNode(runId, nodeId),
-    }, log, { concurrency: config.workerConcurrency });
+      kindOf: (runId) => modelRunExecutor.kindOf(runId),
+    }, log, { concurrency: config.workerConcurrency, intake: config.workerIntake });
     await dispatcher.start();
     parts.push(dispatcher);
     const sweeper = new RunSweeper(database.db, services.queue, services.nodeRuns, services.files, log, config.sweepIntervalMs, services.workflowRuns);

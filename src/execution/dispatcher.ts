@@ -3,6 +3,7 @@ import { isConnectionError, retryOnConnectionLoss, type Db } from '../db/pool.js
 import { CHANNELS, type Notifier } from '../db/notifier.js';
 import type { JobQueue, RunJob } from '../queue/queue.js';
 import { ABORT, type LeasedTaskRunner } from './leasedTask.js';
+import { runInSlot } from './remoteLane.js';
 
 /** What the dispatcher hands each kind of job to (runs/ and workflows/ implement these; neither imports the other). */
 export interface JobHandlers {
@@ -12,6 +13,8 @@ export interface JobHandlers {
   advanceWorkflow(runId: string): Promise<void>;
   /** One workflow node. */
   executeNode(runId: string, nodeId: string): Promise<void>;
+  /** The kind of a run ('node' or 'workflow'), for a job queued without one by an older release. */
+  kindOf(runId: string): Promise<string | undefined>;
 }
 
 /**
@@ -33,23 +36,33 @@ export class JobDispatcher {
     private readonly tasks: LeasedTaskRunner,
     private readonly handlers: JobHandlers,
     private readonly log: Logger,
-    private readonly opts: { concurrency: number },
+    /** `concurrency`: CPU slots; `intake`: extra loops taking jobs (remote runs give theirs back at once). */
+    private readonly opts: { concurrency: number; intake?: number },
   ) {}
 
   async start(): Promise<void> {
     // A cancel NOTIFY names the run (`runId`) or one workflow node (`runId:nodeId`).
     this.unsubscribe = await this.notifier.subscribe(CHANNELS.cancel, (key) => this.tasks.abort(key, ABORT.canceled));
-    await this.queue.work(this.opts.concurrency, (job) => this.track(this.dispatch(job).catch((err) => {
-      if (isConnectionError(err)) {
-        // The database went away before the run was claimed: send the job again (claims are guarded, so
-        // a duplicate is harmless) rather than wait for the sweeper's backstop.
-        this.log.warn({ err, job }, 'database connection lost while picking up a job; re-queuing it');
-        this.requeueLater(job);
-        return;
-      }
-      // The run's state is in PostgreSQL; the sweeper re-queues whatever this left unfinished.
-      this.log.error({ err, job }, 'run job failed');
-    })));
+    // A job holds its consumer loop until it ends or gives the loop back (a remote call,
+    // execution/remoteLane.ts), and the loop then takes the next job while the call goes on: the in-flight
+    // set, not the loops, is what a stop waits for. There are a few more loops than CPU slots
+    // (ATELIER_WORKER_INTAKE) so remote runs are claimed faster; a local engine call waits for a CPU slot
+    // (engineRunner.ts), so at most that many local runs wait claimed.
+    await this.queue.work(this.opts.concurrency + (this.opts.intake ?? 0), (job) => {
+      const { done, released } = runInSlot(() => this.dispatch(job));
+      void this.track(done.catch((err) => {
+        if (isConnectionError(err)) {
+          // The database went away before the run was claimed: send the job again (claims are guarded, so
+          // a duplicate is harmless) rather than wait for the sweeper's backstop.
+          this.log.warn({ err, job }, 'database connection lost while picking up a job; re-queuing it');
+          this.requeueLater(job);
+          return;
+        }
+        // The run's state is in PostgreSQL; the sweeper re-queues whatever this left unfinished.
+        this.log.error({ err, job }, 'run job failed');
+      }));
+      return released;
+    });
   }
 
   private track(p: Promise<void>): Promise<void> {
@@ -70,7 +83,7 @@ export class JobDispatcher {
     if (this.stopping) return this.db.tx((tx) => this.queue.enqueueRun(tx, job, 120));
     if (job.nodeId) return this.handlers.executeNode(job.runId, job.nodeId);
     // Jobs carry their kind; only a job queued without one (an older release) costs a lookup.
-    const kind = job.kind ?? (await this.db.query(`SELECT kind FROM runs WHERE id = $1`, [job.runId])).rows[0]?.kind;
+    const kind = job.kind ?? (await this.handlers.kindOf(job.runId));
     if (kind === 'workflow') return this.handlers.advanceWorkflow(job.runId);
     if (kind === 'node') return this.handlers.executeRun(job.runId);
   }

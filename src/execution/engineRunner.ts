@@ -2,10 +2,14 @@ import type { Logger } from 'pino';
 import type { Queryable } from '../db/pool.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { EngineRegistry } from '../engines/registry.js';
-import type { EngineContext, EngineOutputs, FetchMediaOptions, Media, OutputValue } from '../engines/types.js';
+import type { Engine, EngineContext, EngineOutputs, ExecuteRequest, FetchMediaOptions, Media, OutputValue } from '../engines/types.js';
 import type { FileService } from '../files/service.js';
 import type { StoredOutput } from '../files/render.js';
+import { statSync } from 'node:fs';
+import { engineKind } from '../catalog/engineKinds.js';
 import type { EnginePools } from './pools.js';
+import type { Permits, RemoteLane } from './remoteLane.js';
+import { outputBytes } from './limits.js';
 import { RunFailure } from './failure.js';
 import { resultMetadata, type StoredFileFacts } from './resultMetadata.js';
 import { engineCall, traceLogFields } from '../tracing/tracing.js';
@@ -39,6 +43,10 @@ export class EngineRunner {
     private readonly pools: EnginePools,
     /** Attempts when the engine's process dies (the same input crashing this often fails the run). */
     private readonly crashAttempts = 2,
+    /** Remote engines run here, in this process, bounded by the lane's permits instead of a CPU slot; none: in a child like the rest. */
+    private readonly remote?: { lane: RemoteLane; maxOutputBytes: number },
+    /** The worker's CPU slots (ATELIER_WORKER_CONCURRENCY): a local engine call holds one while it runs. */
+    private readonly cpu?: Permits,
   ) {}
 
   async run(job: EngineJob): Promise<EngineOutputs> {
@@ -68,11 +76,28 @@ export class EngineRunner {
       ...(job.deltas ? { delta: (text: string) => job.deltas!.push(text) } : {}),
     };
     const req = { nodeType: job.nodeType, subModelId: mode.subModelId, input: job.input, options: mode.engine.options ?? {} };
+    if (this.remote && engineKind(engine.id) === 'remote') {
+      const remote = this.remote;
+      try {
+        return await engineCall({ model: job.nodeType, subModel: req.subModelId, engine: engine.id, options: req.options, attempt: 1 }, () => this.runRemote(engine, req, ctx, remote));
+      } finally {
+        await job.deltas?.flush(); // every delta is out before the caller settles the run, as in runLocal
+      }
+    }
+    const freeCpu = this.cpu ? await this.cpu.acquire(job.signal) : undefined;
+    try {
+      return await this.runLocal(engine, req, ctx, job);
+    } finally {
+      freeCpu?.();
+    }
+  }
+
+  private async runLocal(engine: Engine, req: ExecuteRequest, ctx: EngineContext, job: EngineJob): Promise<EngineOutputs> {
     // The engine runs in a child process (pools.ts); a child that dies is one failed attempt, retried a
     // bounded number of times on a fresh child before the run fails.
     for (let attempt = 1; ; attempt++) {
       try {
-        const outputs = await engineCall({ model: job.nodeType, subModel: mode.subModelId, engine: engine.id, options: req.options, attempt }, () => this.pools.execute(engine.id, req, ctx));
+        const outputs = await engineCall({ model: job.nodeType, subModel: req.subModelId, engine: engine.id, options: req.options, attempt }, () => this.pools.execute(engine.id, req, ctx));
         // Every delta is out before the caller settles the run: a stream sees them before the final record.
         await job.deltas?.flush();
         return outputs;
@@ -85,6 +110,20 @@ export class EngineRunner {
         }
       }
     }
+  }
+
+  /**
+   * A remote adapter's call, in this process: it only waits on the network, so a child process per call
+   * (tens of MiB each) would bound a worker to a few dozen calls, while here one costs a promise, a socket
+   * and its answer (bench "in-flight"). The output limit a child enforces is enforced here the same way.
+   */
+  private async runRemote(engine: Engine, req: ExecuteRequest, ctx: EngineContext, remote: { lane: RemoteLane; maxOutputBytes: number }): Promise<EngineOutputs> {
+    const outputs = await remote.lane.run(engine.id, ctx.signal, () => engine.execute(req, { ...ctx, maxOutputBytes: remote.maxOutputBytes }));
+    const size = outputBytes(outputs, (file) => statSync(file).size);
+    if (size > remote.maxOutputBytes) {
+      throw new RunFailure('OUTPUT_TOO_LARGE', `the output is ${size} bytes, over this server's limit of ${remote.maxOutputBytes} bytes per run (ATELIER_MAX_OUTPUT_BYTES)`);
+    }
+    return outputs;
   }
 
   /** True when storing these outputs writes files (EngineRunner.store): more than rows in the caller's transaction. */

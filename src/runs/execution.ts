@@ -12,6 +12,7 @@ import { finishModelRun } from './settle.js';
 import { renderOutput } from './view.js';
 import * as q from './queries.js';
 import { annotate, inSpan } from '../tracing/tracing.js';
+import { HeartbeatBatcher } from './heartbeats.js';
 
 /** How many times a run may be picked up again after its worker died before it is failed as poison. */
 const MAX_ATTEMPTS = 3;
@@ -22,6 +23,8 @@ const MAX_ATTEMPTS = 3;
  * hands to another worker; a worker that outlives its lease finds its settle refused.
  */
 export class ModelRunExecutor {
+  private readonly heartbeats: HeartbeatBatcher;
+
   constructor(
     private readonly db: Db,
     private readonly runner: EngineRunner,
@@ -31,7 +34,9 @@ export class ModelRunExecutor {
     /** The lease owner written on claimed runs (one per worker process). */
     private readonly workerId: string,
     private readonly opts: { leaseSeconds: number; metrics?: RunObserver },
-  ) {}
+  ) {
+    this.heartbeats = new HeartbeatBatcher(db, workerId, opts.leaseSeconds);
+  }
 
   async execute(runId: string): Promise<void> {
     const claimed = (await this.db.tx(async (tx) => {
@@ -55,7 +60,7 @@ export class ModelRunExecutor {
       timeoutAt,
       cancelAfter: claimed.cancel_after ? claimed.cancel_after.getTime() : null,
       timeoutMessage: `timed out after ${Math.round((timeoutAt - claimed.started_at.getTime()) / 1000)} s`,
-      heartbeat: async () => (await this.db.query(q.HEARTBEAT, [runId, this.workerId, this.opts.leaseSeconds])).rowCount !== 0,
+      heartbeat: () => this.heartbeats.beat(runId),
       execute: (signal, deadline, tmpDir) => this.runner.run({
         accountId: claimed.account_id, nodeType: claimed.node_type, subModelId: claimed.sub_model_id, input: claimed.input, signal, deadline, tmpDir,
         logContext: { runId },
@@ -66,6 +71,11 @@ export class ModelRunExecutor {
       settleFailure: (message, code) => this.settleFailure(runId, message, code),
       handBack: () => this.handBack(runId),
     }), { parent: claimed.trace_parent });
+  }
+
+  /** A run's kind ('node' or 'workflow'); undefined for an unknown run. */
+  async kindOf(runId: string): Promise<string | undefined> {
+    return (await this.db.query(q.RUN_KIND, [runId])).rows[0]?.kind;
   }
 
   /** Gives a run this worker holds back to the queue: not a crash, so the attempt does not count. */

@@ -80,9 +80,6 @@ UPDATE runs r SET status = 'RUNNING', started_at = COALESCE(r.started_at, now())
  WHERE r.id = prev.id AND (prev.status = 'QUEUED' OR (prev.status = 'RUNNING' AND r.lease_expires_at < now()))
 RETURNING r.*, prev.status AS previous_status`;
 
-export const HEARTBEAT = `UPDATE runs SET lease_expires_at = now() + make_interval(secs => $3)
-  WHERE id = $1 AND status = 'RUNNING' AND lease_owner = $2 RETURNING id`;
-
 export const PROGRESS = `UPDATE runs SET progress = $3, progress_message = $4 WHERE id = $1 AND status = 'RUNNING' AND lease_owner = $2`;
 
 /** Ends a run exactly once: only the lease holder, only from RUNNING (or QUEUED for cancels). */
@@ -126,3 +123,10 @@ export const LIST_ALL_RUNS = `SELECT r.id, r.kind, r.node_type, r.workflow_id, r
 /** A stopping worker gives a run back: lease released at once, and the attempt not counted. */
 export const HAND_BACK_RUN = `UPDATE runs SET lease_owner = NULL, lease_expires_at = now() - interval '1 second', attempts = greatest(attempts - 1, 0)
   WHERE id = $1 AND lease_owner = $2 AND status = 'RUNNING' RETURNING id`;
+
+/** A run's kind, for a queued job that does not carry it (execution/dispatcher.ts). $1 run. */
+export const RUN_KIND = `SELECT kind FROM runs WHERE id = $1`;
+
+/** Lease renewal of many runs of one worker in one statement (runs/heartbeats.ts). $1 run ids, $2 owner, $3 lease seconds. */
+export const HEARTBEAT_MANY = `UPDATE runs SET lease_expires_at = now() + make_interval(secs => $3)
+  WHERE id = ANY($1::text[]) AND status = 'RUNNING' AND lease_owner = $2 RETURNING id`;
