@@ -8,6 +8,7 @@ import type { Services } from '../services.js';
 import { createServices } from './services.js';
 import { SubscriptionScheduler } from '../billing/scheduler.js';
 import { ModelRunExecutor } from '../runs/execution.js';
+import { RouteCircuits } from '../catalog/routeCircuits.js';
 import { EngineRunner } from '../execution/engineRunner.js';
 import { EnginePools } from '../execution/pools.js';
 import { LeasedTaskRunner } from '../execution/leasedTask.js';
@@ -77,7 +78,7 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
       (accountId, signal) => createMediaFetcher({
         allowPrivate: config.allowPrivateUrls, maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, signal,
         resolveOwnFile: ownFileResolver(services.files, accountId, services.publicUrl),
-      }), enginePools, limits.crashAttempts);
+      }), enginePools, limits.crashAttempts, new RouteCircuits(database.db, config.routeCircuit));
     const tasks = new LeasedTaskRunner(log, { leaseSeconds: config.runLeaseSeconds, tmpRoot: path.join(config.dataDir, 'tmp') });
     const workerId = newId('wrk');
     const executor = new WorkflowExecutor(database.db, services.catalog, runner, services.files, services.queue, log, tasks, workerId, {

@@ -2,7 +2,9 @@ import type { Logger } from 'pino';
 import type { Queryable } from '../db/pool.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { EngineRegistry } from '../engines/registry.js';
-import type { EngineContext, EngineOutputs, FetchMediaOptions, Media, OutputValue } from '../engines/types.js';
+import type { EngineContext, EngineOutputs, ExecuteRequest, FetchMediaOptions, Media, OutputValue } from '../engines/types.js';
+import type { RouteCircuits } from '../catalog/routeCircuits.js';
+import { runOnRoutes, type RouteReport } from './routing.js';
 import type { FileService } from '../files/service.js';
 import type { StoredOutput } from '../files/render.js';
 import type { EnginePools } from './pools.js';
@@ -20,6 +22,8 @@ export interface EngineJob {
   logContext: Record<string, unknown>;
   /** Throttled by the caller's storage; called with 0..1 and a short message. */
   onProgress(fraction: number, message: string | undefined): void;
+  /** A routed mode (catalog/routes.ts): told which route served the run, or why each failed (execution/routing.ts). */
+  onRoute?(report: RouteReport): void;
 }
 
 /**
@@ -36,6 +40,8 @@ export class EngineRunner {
     private readonly pools: EnginePools,
     /** Attempts when the engine's process dies (the same input crashing this often fails the run). */
     private readonly crashAttempts = 2,
+    /** The routes' circuits shared by every worker; without them routes are tried in order with no memory. */
+    private readonly circuits?: RouteCircuits,
   ) {}
 
   async run(job: EngineJob): Promise<EngineOutputs> {
@@ -61,12 +67,28 @@ export class EngineRunner {
       },
       fetchMedia: this.fetchMediaFor(job.accountId, job.signal),
     };
-    const req = { nodeType: job.nodeType, subModelId: mode.subModelId, input: job.input, options: mode.engine.options ?? {} };
+    if (mode.routes?.length) {
+      return runOnRoutes(mode, job.input, {
+        availability: (r) => this.engines.availability(r.engine.engine, r.engine.options),
+        circuits: this.circuits,
+        signal: job.signal,
+        onReport: job.onRoute,
+        call: (r) => {
+          const routed = this.engines.get(r.engine.engine);
+          if (!routed) throw new Error(`engine ${r.engine.engine} is not available in this worker`);
+          return this.attempts(routed.id, { nodeType: job.nodeType, subModelId: mode.subModelId, input: job.input, options: r.engine.options ?? {} }, ctx, job);
+        },
+      });
+    }
+    return this.attempts(engine.id, { nodeType: job.nodeType, subModelId: mode.subModelId, input: job.input, options: mode.engine.options ?? {} }, ctx, job);
+  }
+
+  private async attempts(engineId: string, req: ExecuteRequest, ctx: EngineContext, job: EngineJob): Promise<EngineOutputs> {
     // The engine runs in a child process (pools.ts); a child that dies is one failed attempt, retried a
     // bounded number of times on a fresh child before the run fails.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.pools.execute(engine.id, req, ctx);
+        return await this.pools.execute(engineId, req, ctx);
       } catch (err) {
         if (!(err instanceof RunFailure) || err.code !== 'ENGINE_CRASHED' || job.signal.aborted) throw err;
         this.log.warn({ ...job.logContext, attempt, err: err.message }, 'engine process died');
