@@ -50,6 +50,7 @@ export function parseRoutes(json: unknown, source: string, models: readonly Mode
   const problems: string[] = [];
   const engines = engineIds ?? Object.values(json.routes).flatMap((l) => (Array.isArray(l) ? l.map((r) => (isObj(r) && typeof r.engine === 'string' ? r.engine : '')) : []));
   for (const [key, list] of Object.entries(json.routes)) {
+    if (key === 'comment') continue;
     const at = `routes.${key}`;
     const targets = modes.get(key);
     if (!targets) {

@@ -97,3 +97,17 @@ describe('which failures move a run to the next route', () => {
     assert.equal(failedBeforeAccepted(across(new EngineError('ffmpeg crashed'))), false);
   });
 });
+
+describe('the example file', () => {
+  it('routes its Ollama model over two servers, the second cheaper', async () => {
+    const { loadOperatorModels } = await import('../../../src/catalog/operatorModels.js');
+    const { loadRoutes } = await import('../../../src/catalog/routes.js');
+    const file = new URL('../../../examples/atelier.models.json', import.meta.url).pathname;
+    const defined = await loadOperatorModels(file, { required: true });
+    const routed = applyRoutes(defined, await loadRoutes(file, defined, ENGINES));
+    const mode = routed.find((m) => m.nodeType === 'ollama_llama3_2')!.modes[0]!;
+    assert.deepEqual(mode.routes!.map((r) => r.name), ['local-ollama', 'second-server']);
+    const input = { prompt: 'x'.repeat(4000), max_tokens: 512 };
+    assert.equal(holdPriceMicrocredits(mode, input), Math.max(...mode.routes!.map((r) => holdPriceMicrocredits({ ...mode, routes: [r] }, input))));
+  });
+});
