@@ -7,6 +7,7 @@ import pg from 'pg';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { waitForStatus } from '../helpers/poll.js';
 import { startOpenAIFake, type OpenAIFake } from '../helpers/providers/openai.js';
+import { runDoctor } from '../../src/ops/doctor.js';
 
 /**
  * Issue 29, item 3 (must show): two local OpenAI-compatible servers serve the same model as two routes of
@@ -121,6 +122,10 @@ describe('routing with fallback', () => {
       assert.match(next.route.skipped[0].reason, /circuit open until|HTTP 503/);
       assert.equal(next.creditUsed, BACKUP_PRICE);
     }
+    // The ledger and the records agree: no charge above a run's record, no hold left behind.
+    const report = await runDoctor(srv.services.db, { stuckAfterSeconds: 3600 });
+    const money = report.findings.filter((f) => ['ledger_sums', 'open_reservations', 'double_charges'].includes(f.check));
+    assert.deepEqual(money, [], JSON.stringify(money));
   });
 
   it('with the first route fixed, runs go back to it once its circuit closes, charged its own price', async () => {
