@@ -54,14 +54,17 @@ export async function legacyRunsPage(db: Db, accountId: string, nodeType: string
 /**
  * A route's gate, in one statement: 'closed' (no open circuit), 'probe' (its open time lapsed and this
  * caller took the one probe: the circuit stays open $2 more seconds for everyone else), or 'open' with
- * the time it lapses, and the failures counted (null: none). $1 route, $2 seconds a probe holds the circuit.
+ * the time it lapses, and the failures counted (null: none). A lapsed circuit whose probe this caller did
+ * not get is open: the statement's row is from before a concurrent caller took the probe (the UPDATE,
+ * re-checking the row after that caller's commit, matched nothing), so only one caller probes. $1 route, $2 seconds a probe holds the circuit.
  */
 export const ROUTE_GATE = `WITH probe AS (
   UPDATE route_circuits SET open_until = now() + make_interval(secs => $2), updated_at = now()
    WHERE route = $1 AND open_until IS NOT NULL AND open_until <= now()
   RETURNING open_until)
 SELECT CASE WHEN EXISTS (SELECT 1 FROM probe) THEN 'probe'
-            WHEN c.open_until > now() THEN 'open' ELSE 'closed' END AS state, c.open_until, c.failures
+            WHEN c.open_until IS NOT NULL THEN 'open' ELSE 'closed' END AS state,
+       CASE WHEN c.open_until > now() THEN c.open_until ELSE now() + make_interval(secs => $2) END AS open_until, c.failures
   FROM (SELECT 1) one LEFT JOIN route_circuits c ON c.route = $1`;
 
 /**
