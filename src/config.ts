@@ -36,6 +36,12 @@ export interface Config {
   webhookRetrySchedule: number[];
   webhookTimeoutMs: number;
   deliveryConcurrency: number;
+  /**
+   * Per-route circuit breakers of routed models (catalog/routeCircuits.ts): failures that open a route's
+   * circuit (ATELIER_ROUTE_CIRCUIT_THRESHOLD), seconds it first stays open before one probe
+   * (ATELIER_ROUTE_CIRCUIT_OPEN_SECONDS) and the most it stays open as failures go on (…_MAX_OPEN_SECONDS).
+   */
+  routeCircuit: { threshold: number; openSeconds: number; maxOpenSeconds: number };
   /** Largest media input fetched for a run, and how long fetching it may take. */
   mediaMaxBytes: number;
   mediaTimeoutMs: number;
@@ -158,6 +164,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       }
     })(),
     webhookTimeoutMs: intFrom(env, 'ATELIER_WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
+    routeCircuit: {
+      threshold: intFrom(env, 'ATELIER_ROUTE_CIRCUIT_THRESHOLD', 3, 1, 1000),
+      openSeconds: intFrom(env, 'ATELIER_ROUTE_CIRCUIT_OPEN_SECONDS', 30, 1, 86_400),
+      maxOpenSeconds: intFrom(env, 'ATELIER_ROUTE_CIRCUIT_MAX_OPEN_SECONDS', 600, 1, 86_400),
+    },
     deliveryConcurrency: intFrom(env, 'ATELIER_DELIVERY_CONCURRENCY', 16, 1, 256),
     mediaMaxBytes: intFrom(env, 'ATELIER_MEDIA_MAX_BYTES', 100 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
     mediaTimeoutMs: intFrom(env, 'ATELIER_MEDIA_TIMEOUT_MS', 60_000, 1000, 600_000),

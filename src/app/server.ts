@@ -9,6 +9,7 @@ import { createServices } from './services.js';
 import { SubscriptionScheduler } from '../billing/scheduler.js';
 import { ModelRunExecutor } from '../runs/execution.js';
 import { Permits, RemoteLane } from '../execution/remoteLane.js';
+import { RouteCircuits } from '../catalog/routeCircuits.js';
 import { EngineRunner } from '../execution/engineRunner.js';
 import { EnginePools } from '../execution/pools.js';
 import { LeasedTaskRunner } from '../execution/leasedTask.js';
@@ -79,7 +80,7 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
         allowPrivate: config.allowPrivateUrls, maxBytes: config.mediaMaxBytes, timeoutMs: config.mediaTimeoutMs, signal,
         resolveOwnFile: ownFileResolver(services.files, accountId, services.publicUrl,
           { publicUrl: config.publicUrl, allowPrivate: config.allowPrivateUrls, ttlSeconds: config.fileUrlTtlSeconds }),
-      }), enginePools, limits.crashAttempts, { lane: new RemoteLane(limits.remote), maxOutputBytes: limits.maxOutputBytes }, new Permits(config.workerConcurrency));
+      }), enginePools, limits.crashAttempts, { lane: new RemoteLane(limits.remote), maxOutputBytes: limits.maxOutputBytes }, new Permits(config.workerConcurrency), new RouteCircuits(database.db, config.routeCircuit));
     const tasks = new LeasedTaskRunner(log, { leaseSeconds: config.runLeaseSeconds, tmpRoot: path.join(config.dataDir, 'tmp') });
     const workerId = newId('wrk');
     const executor = new WorkflowExecutor(database.db, services.catalog, runner, services.files, services.queue, log, tasks, workerId, {

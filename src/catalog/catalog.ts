@@ -4,6 +4,7 @@ import { AppError, type ErrorDetail } from '../errors.js';
 import type { Availability } from '../engines/types.js';
 import { defaultsOf, inputSchema } from './schema.js';
 import type { ModeDef, ModelDef } from './types.js';
+import { routedAvailability } from './routes.js';
 
 export interface ResolvedMode {
   model: ModelDef;
@@ -215,6 +216,8 @@ export class Catalog {
 
   /** A mode's availability: its engine's, narrowed by the binding (a remote server that does not serve the bound model). */
   availability(model: ModelDef, mode: ModeDef = defaultMode(model)): Availability {
+    // A routed mode (catalog/routes.ts) is available while any of its routes is.
+    if (mode.routes?.length) return routedAvailability(mode, (r) => this.engineAvailability(r.engine.engine, r.engine.options));
     return this.engineAvailability(mode.engine.engine, mode.engine.options);
   }
 

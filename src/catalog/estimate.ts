@@ -1,9 +1,10 @@
 import type { Static } from '@sinclair/typebox';
 import { MAX_NODES, type EstimateNode as EstimateNodeSchema } from '../contract/models.js';
 import { AppError, type ErrorDetail } from '../errors.js';
-import { priceMicrocredits, PricingError } from '../pricing/price.js';
+import { PricingError } from '../pricing/price.js';
 import { pricedAtDefault } from '../pricing/fields.js';
 import type { Catalog } from './catalog.js';
+import { holdPriceMicrocredits } from './routes.js';
 
 /** Workflow structure nodes: they run no model and cost nothing. */
 export const BUILTIN_NODE_TYPES = new Set(['request', 'response']);
@@ -69,7 +70,7 @@ export function estimateNodes(catalog: Catalog, nodes: EstimateNode[], pathPrefi
       input = catalog.validateInput(r.mode, call.input, { path: `${path}.data`, partial: true });
     }
     try {
-      const priced = { microcredits: priceMicrocredits(r.mode.pricing, input), pricedAtDefault: pricedAtDefault(r.mode.pricing, given, r.mode.fields.map((f) => f.name)) };
+      const priced = { microcredits: holdPriceMicrocredits(r.mode, input), pricedAtDefault: pricedAtDefault(r.mode.pricing, given, r.mode.fields.map((f) => f.name)) };
       return ignored.length ? { ...priced, ignored } : priced;
     } catch (err) {
       if (err instanceof PricingError) throw new AppError('PRICING_ERROR', `Pricing failed for ${path}: ${err.message}`);

@@ -9,6 +9,7 @@ import { builtinModels } from './models/index.js';
 import { applyProviderModelMap, loadOperatorModels, loadProviderModelMap } from './operatorModels.js';
 import { REMOTE_ENGINE_IDS } from '../engines/remote/index.js';
 import { withOutputKinds } from './outputKinds.js';
+import { applyRoutes, loadRoutes } from './routes.js';
 
 /** Builds this process's engine registry (availability checked once) and the catalog over it. */
 export async function loadCatalog(config: Config, env: NodeJS.ProcessEnv = process.env): Promise<{ catalog: Catalog; engines: EngineRegistry }> {
@@ -28,6 +29,8 @@ export async function loadCatalog(config: Config, env: NodeJS.ProcessEnv = proce
     engineIds: REMOTE_ENGINE_IDS,
     required: Boolean(env.ATELIER_MODELS_FILE),
   });
-  const catalog = new Catalog(withOutputKinds([...builtin, ...operator]), (id, options) => engines.availability(id, options));
+  // Routes with fallback ("routes"): any engine of this build may serve a route, local or remote.
+  const routed = applyRoutes([...builtin, ...operator], await loadRoutes(modelsFile, [...builtin, ...operator], engines.ids()));
+  const catalog = new Catalog(withOutputKinds(routed), (id, options) => engines.availability(id, options));
   return { catalog, engines };
 }

@@ -108,9 +108,9 @@ export function parseOperatorModels(json: unknown, source: string, opts: Operato
   const out: ModelDef[] = [];
 
   if (!isObj(json)) throw new OperatorModelsError(source, ['the top level must be an object: { "models": [ … ] }']);
-  unknownKeys(json, ['models', 'providerModels', '$schema', 'comment'], 'top level', problems);
-  // A file may only map built-in models to served ones ("providerModels") and define none of its own.
-  if (json.models === undefined && json.providerModels !== undefined) json = { ...json, models: [] };
+  unknownKeys(json, ['models', 'providerModels', 'routes', '$schema', 'comment'], 'top level', problems);
+  // A file may only map built-in models to served ones ("providerModels") or route them ("routes") and define none of its own.
+  if (json.models === undefined && (json.providerModels !== undefined || json.routes !== undefined)) json = { ...json, models: [] };
   if (!isObj(json) || !Array.isArray(json.models)) throw new OperatorModelsError(source, [...problems, '"models" must be an array']);
 
   json.models.forEach((raw, i) => {
@@ -282,7 +282,7 @@ function parseField(raw: unknown, at: string, problems: string[]): FieldSpec | u
   return problems.length > before ? undefined : (spec as unknown as FieldSpec);
 }
 
-function parsePricing(raw: unknown, at: string, problems: string[], fields: FieldSpec[]): PricingRule | undefined {
+export function parsePricing(raw: unknown, at: string, problems: string[], fields: FieldSpec[]): PricingRule | undefined {
   const before = problems.length;
   const bad = (k: string, msg: string) => problems.push(`${at}${k ? `.${k}` : ''}: ${msg}`);
   if (!isObj(raw)) return void bad('', 'is required: { "kind": "flat", "microcredits" } or { "kind": "per_unit", "unit", "microcreditsPerUnit", … }');
@@ -345,7 +345,7 @@ function parseMultipliers(raw: unknown, at: string, problems: string[], fields: 
   });
 }
 
-function parseEngine(raw: unknown, at: string, problems: string[], engines: readonly string[]): EngineBinding | undefined {
+export function parseEngine(raw: unknown, at: string, problems: string[], engines: readonly string[]): EngineBinding | undefined {
   const before = problems.length;
   if (!isObj(raw)) return void problems.push(`${at}: is required: { "engine": one of ${engines.join(', ')}, "options": { … } }`);
   unknownKeys(raw, ['engine', 'options'], at, problems);

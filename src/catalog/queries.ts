@@ -47,3 +47,37 @@ export async function legacyRunsPage(db: Db, accountId: string, nodeType: string
   );
   return rows;
 }
+
+// Route circuits (catalog/routeCircuits.ts): one row per route that failed lately, shared by every worker
+// (route_circuits; src/app/tableOwners.json). No row means closed.
+
+/**
+ * A route's gate, in one statement: 'closed' (no open circuit), 'probe' (its open time lapsed and this
+ * caller took the one probe: the circuit stays open $2 more seconds for everyone else), or 'open' with
+ * the time it lapses, and the failures counted (null: none). A lapsed circuit whose probe this caller did
+ * not get is open: the statement's row is from before a concurrent caller took the probe (the UPDATE,
+ * re-checking the row after that caller's commit, matched nothing), so only one caller probes. $1 route, $2 seconds a probe holds the circuit.
+ */
+export const ROUTE_GATE = `WITH probe AS (
+  UPDATE route_circuits SET open_until = now() + make_interval(secs => $2), updated_at = now()
+   WHERE route = $1 AND open_until IS NOT NULL AND open_until <= now()
+  RETURNING open_until)
+SELECT CASE WHEN EXISTS (SELECT 1 FROM probe) THEN 'probe'
+            WHEN c.open_until IS NOT NULL THEN 'open' ELSE 'closed' END AS state,
+       CASE WHEN c.open_until > now() THEN c.open_until ELSE now() + make_interval(secs => $2) END AS open_until, c.failures
+  FROM (SELECT 1) one LEFT JOIN route_circuits c ON c.route = $1`;
+
+/**
+ * A failure of route $1 that says the provider is unwell: counted, and once the count reaches $2 the
+ * circuit opens for $3 seconds doubled per further failure, at most $4. Returns the count and open time.
+ */
+export const ROUTE_FAILED = `INSERT INTO route_circuits (route, failures, open_until, updated_at)
+  VALUES ($1, 1, CASE WHEN 1 >= $2::int THEN now() + make_interval(secs => $3::int) END, now())
+  ON CONFLICT (route) DO UPDATE SET failures = route_circuits.failures + 1, updated_at = now(),
+    open_until = CASE WHEN route_circuits.failures + 1 >= $2::int
+      THEN now() + make_interval(secs => least($4::int, $3::int * power(2, least(20, route_circuits.failures + 1 - $2::int)))::int)
+      ELSE route_circuits.open_until END
+  RETURNING failures, open_until`;
+
+/** Route $1 served a run: its circuit closes. */
+export const ROUTE_SERVED = `DELETE FROM route_circuits WHERE route = $1`;

@@ -94,6 +94,17 @@ export interface EngineBinding {
   options?: Record<string, unknown>;
 }
 
+/**
+ * One way of serving a mode (atelier.models.json "routes", catalog/routes.ts): an engine binding with its
+ * own provider model id and its own price. A run takes the first available route in the operator's order.
+ */
+export interface ModelRoute {
+  /** kebab-case, unique within the mode; named in the run record and in the route's circuit. */
+  name: string;
+  engine: EngineBinding;
+  pricing: PricingRule;
+}
+
 export interface ModeDef {
   subModelId: string;
   label: string;
@@ -103,6 +114,8 @@ export interface ModeDef {
   outputs: OutputSpec[];
   pricing: PricingRule;
   engine: EngineBinding;
+  /** The operator's routes, in order (the first one is also `engine`); absent: the one binding above. */
+  routes?: ModelRoute[];
   features?: string[];
   /** Per-run time limit; the run fails rather than hang. */
   timeoutSeconds?: number;

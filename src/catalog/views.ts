@@ -6,6 +6,7 @@ import { CATEGORY_ROLES } from './roles.js';
 import { inputSchema } from './schema.js';
 import type { ModeDef, ModelDef } from './types.js';
 import { modeEngineKind, modelEngineKind } from './engineKinds.js';
+import { holdPriceMicrocredits } from './routes.js';
 
 /**
  * Pure shaping of catalog data into the API's response bodies (docs/api.md, "Models"), in the hosted
@@ -116,7 +117,8 @@ const PROVIDER_LABELS: Record<string, string> = { local: 'Atelier', openai: 'Ope
 /** A mode's price for its defaults; the hosted catalog's figure when ours cannot be computed without an input. */
 function defaultEstimate(catalog: Catalog, mode: ModeDef): number | undefined {
   try {
-    return priceMicrocredits(mode.pricing, catalog.defaults(mode));
+    // A routed mode (catalog/routes.ts) is estimated at what a run holds: its dearest route.
+    return holdPriceMicrocredits(mode, catalog.defaults(mode));
   } catch {
     return mode.defaultEstimateMicrocredits;
   }

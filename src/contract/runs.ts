@@ -45,6 +45,13 @@ export const NodeRunSchema = Type.Object({
   createdAt: Iso(),
   startedAt: Nullable(Iso()),
   finishedAt: Nullable(Iso()),
+  route: Type.Optional(Type.Object({
+    served: Nullable(Type.String({ description: 'The route (atelier.models.json "routes") that served the run; null when none could', examples: ['backup'] })),
+    skipped: Type.Array(Type.Object({
+      name: Type.String({ examples: ['primary'] }),
+      reason: Type.String({ description: 'Why the route did not serve it: unavailable here, its circuit open, or its provider failed before taking the work', examples: ['circuit open until 2026-01-01T00:00:00.000Z after repeated provider failures'] }),
+    })),
+  }, { description: 'Models with routes only, once the run has ended on a route: which served it (its price is creditUsed; estimatedCredits held the dearest route) and why each route before it did not' })),
 }, { $id: 'NodeRun' });
 
 /** The first answer to a run create: the run is queued and its cost reserved. */

@@ -3,6 +3,8 @@ import type { Queryable } from '../db/pool.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { Engine, EngineContext, EngineOutputs, ExecuteRequest, FetchMediaOptions, Media, OutputValue } from '../engines/types.js';
+import type { RouteCircuits } from '../catalog/routeCircuits.js';
+import { runOnRoutes, type RouteReport } from './routing.js';
 import type { FileService } from '../files/service.js';
 import type { StoredOutput } from '../files/render.js';
 import { statSync } from 'node:fs';
@@ -27,6 +29,8 @@ export interface EngineJob {
   onProgress(fraction: number, message: string | undefined): void;
   /** Where the engine's partial output goes (events/outputDeltas.ts), flushed before run() returns. */
   deltas?: { push(text: string): void; flush(): Promise<void> };
+  /** A routed mode (catalog/routes.ts): told which route served the run, or why each failed (execution/routing.ts). */
+  onRoute?(report: RouteReport): void;
 }
 
 /**
@@ -47,6 +51,8 @@ export class EngineRunner {
     private readonly remote?: { lane: RemoteLane; maxOutputBytes: number },
     /** The worker's CPU slots (ATELIER_WORKER_CONCURRENCY): a local engine call holds one while it runs. */
     private readonly cpu?: Permits,
+    /** The routes' circuits shared by every worker; without them routes are tried in order with no memory. */
+    private readonly circuits?: RouteCircuits,
   ) {}
 
   async run(job: EngineJob): Promise<EngineOutputs> {
@@ -75,7 +81,25 @@ export class EngineRunner {
       fetchMedia: this.fetchMediaFor(job.accountId, job.signal),
       ...(job.deltas ? { delta: (text: string) => job.deltas!.push(text) } : {}),
     };
-    const req = { nodeType: job.nodeType, subModelId: mode.subModelId, input: job.input, options: mode.engine.options ?? {} };
+    const dispatch = (e: Engine, options: Record<string, unknown>) => this.dispatch(e, { nodeType: job.nodeType, subModelId: mode.subModelId, input: job.input, options }, ctx, job);
+    if (mode.routes?.length) {
+      return runOnRoutes(mode, job.input, {
+        availability: (r) => this.engines.availability(r.engine.engine, r.engine.options),
+        circuits: this.circuits,
+        signal: job.signal,
+        onReport: job.onRoute,
+        call: (r) => {
+          const routed = this.engines.get(r.engine.engine);
+          if (!routed) throw new Error(`engine ${r.engine.engine} is not available in this worker`);
+          return dispatch(routed, r.engine.options ?? {});
+        },
+      });
+    }
+    return dispatch(engine, mode.engine.options ?? {});
+  }
+
+  /** One engine call: a remote one in this process on the remote lane, a local one in a child holding a CPU slot. */
+  private async dispatch(engine: Engine, req: ExecuteRequest, ctx: EngineContext, job: EngineJob): Promise<EngineOutputs> {
     if (this.remote && engineKind(engine.id) === 'remote') {
       const remote = this.remote;
       try {

@@ -48,12 +48,18 @@ export interface SerializedError {
   message: string;
   retryable?: boolean;
   code?: string;
+  /** A provider failure's HTTP status, and whether the provider may have acted (engines/remote/http.ts): routing reads them. */
+  status?: number;
+  maybeActed?: boolean;
 }
 
 export function serializeError(err: unknown): SerializedError {
   if (err instanceof Error) {
-    const x = err as Error & { retryable?: unknown; code?: unknown };
-    return { name: err.name, message: err.message, retryable: x.retryable === true, code: typeof x.code === 'string' ? x.code : undefined };
+    const x = err as Error & { retryable?: unknown; code?: unknown; status?: unknown; maybeActed?: unknown };
+    return {
+      name: err.name, message: err.message, retryable: x.retryable === true, code: typeof x.code === 'string' ? x.code : undefined,
+      ...(typeof x.status === 'number' ? { status: x.status } : {}), ...(typeof x.maybeActed === 'boolean' ? { maybeActed: x.maybeActed } : {}),
+    };
   }
   return { name: 'Error', message: String(err) };
 }
@@ -61,7 +67,13 @@ export function serializeError(err: unknown): SerializedError {
 /** Gives an error its class back on the other side, so input errors still read as input errors. */
 export function rebuildError(e: SerializedError): Error {
   if (e.name === 'EngineInputError') return new EngineInputError(e.message, e.code === 'INPUT_TOO_LARGE' ? e.code : undefined);
-  if (e.name === 'EngineError') return new EngineError(e.message, e.retryable === true);
+  if (e.name === 'EngineError') {
+    const err = new EngineError(e.message, e.retryable === true);
+    // Kept so routing (execution/routing.ts) can tell a provider that refused work from one that may have taken it.
+    if (e.status !== undefined) Object.assign(err, { status: e.status });
+    if (e.maybeActed !== undefined) Object.assign(err, { maybeActed: e.maybeActed });
+    return err;
+  }
   if (e.name === 'RunFailure' && e.code) return new RunFailure(e.code as RunErrorCode, e.message);
   const err = new Error(e.message);
   err.name = e.name;

@@ -3,6 +3,8 @@ import type { Queryable } from '../db/pool.js';
 import { Catalog } from '../catalog/catalog.js';
 import { builtinModels } from '../catalog/models/index.js';
 import { loadOperatorModels } from '../catalog/operatorModels.js';
+import { applyRoutes, loadRoutes } from '../catalog/routes.js';
+import type { ModelRoute } from '../catalog/types.js';
 import type { Config } from '../config.js';
 import { mapFileRefs } from '../workflows/inputs.js';
 import { nodePrice } from '../workflows/readyNode.js';
@@ -55,5 +57,8 @@ export async function pricingCatalog(config: Config, env: NodeJS.ProcessEnv = pr
   const operator = await loadOperatorModels(env.ATELIER_MODELS_FILE ?? path.join(config.dataDir, 'atelier.models.json'), {
     existingNodeTypes: builtin.map((m) => m.nodeType),
   }).catch(() => []);
-  return new Catalog([...builtin, ...operator], () => ({ available: true }));
+  // Routed modes price at their highest route (catalog/routes.ts), as their runs and nodes are held.
+  const file = env.ATELIER_MODELS_FILE ?? path.join(config.dataDir, 'atelier.models.json');
+  const routes = await loadRoutes(file, [...builtin, ...operator]).catch(() => new Map<string, ModelRoute[]>());
+  return new Catalog(applyRoutes([...builtin, ...operator], routes), () => ({ available: true }));
 }

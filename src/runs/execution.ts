@@ -3,6 +3,7 @@ import type { EngineOutputs } from '../engines/types.js';
 import type { EngineRunner } from '../execution/engineRunner.js';
 import type { LeasedTaskRunner } from '../execution/leasedTask.js';
 import type { RunErrorCode } from '../execution/failure.js';
+import type { RouteReport } from '../execution/routing.js';
 import type { FileService } from '../files/service.js';
 import { recordEvent } from '../events/outbox.js';
 import { OutputDeltas } from '../events/outputDeltas.js';
@@ -53,6 +54,8 @@ export class ModelRunExecutor {
       return;
     }
     const timeoutAt = Date.now() + claimed.timeout_seconds * 1000;
+    // A routed model's run learns here which route served it, or why each failed (execution/routing.ts).
+    let route: RouteReport | undefined;
     await inSpan('atelier.run.execute', { 'atelier.run.id': runId, 'atelier.model': claimed.node_type, 'atelier.sub_model': claimed.sub_model_id, 'atelier.microcredits.reserved': claimed.reserved_microcredits }, () => this.tasks.run({
       key: runId,
       logContext: { runId },
@@ -66,9 +69,10 @@ export class ModelRunExecutor {
         logContext: { runId },
         onProgress: (f, message) => void this.db.query(q.PROGRESS, [runId, this.workerId, f, message ?? null]).catch(() => {}),
         deltas: new OutputDeltas(this.db, runId),
+        onRoute: (r) => (route = r),
       }),
-      settleSuccess: (outputs) => this.settleSuccess(claimed, outputs),
-      settleFailure: (message, code) => this.settleFailure(runId, message, code),
+      settleSuccess: (outputs) => this.settleSuccess(claimed, outputs, route),
+      settleFailure: (message, code) => this.settleFailure(runId, message, code, route),
       handBack: () => this.handBack(runId),
     }), { parent: claimed.trace_parent });
   }
@@ -86,18 +90,18 @@ export class ModelRunExecutor {
     });
   }
 
-  private async settleSuccess(run: any, outputs: EngineOutputs): Promise<boolean> {
+  private async settleSuccess(run: any, outputs: EngineOutputs, route?: RouteReport): Promise<boolean> {
     const done = await this.db.tx(async (tx) => {
       const stored = await this.runner.store(tx, run.account_id, run.id, outputs, { nodeType: run.node_type, subModelId: run.sub_model_id });
       const eventOutputs = (await renderOutput(this.files, stored, tx)).output;
-      return finishModelRun(tx, { runId: run.id, status: 'COMPLETED', output: stored, leaseOwner: this.workerId, from: ['RUNNING'], eventOutputs });
+      return finishModelRun(tx, { runId: run.id, status: 'COMPLETED', output: stored, leaseOwner: this.workerId, from: ['RUNNING'], eventOutputs, route });
     });
     this.observe(done);
     return done !== undefined;
   }
 
-  private async settleFailure(runId: string, message: string, errorCode: RunErrorCode | null): Promise<boolean> {
-    const done = await this.db.tx((tx) => finishModelRun(tx, { runId, status: 'FAILED', error: message.slice(0, 2000), errorCode, leaseOwner: this.workerId, from: ['RUNNING'] }));
+  private async settleFailure(runId: string, message: string, errorCode: RunErrorCode | null, route?: RouteReport): Promise<boolean> {
+    const done = await this.db.tx((tx) => finishModelRun(tx, { runId, status: 'FAILED', error: message.slice(0, 2000), errorCode, leaseOwner: this.workerId, from: ['RUNNING'], route }));
     this.observe(done);
     return done !== undefined;
   }

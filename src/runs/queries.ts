@@ -82,10 +82,14 @@ RETURNING r.*, prev.status AS previous_status`;
 
 export const PROGRESS = `UPDATE runs SET progress = $3, progress_message = $4 WHERE id = $1 AND status = 'RUNNING' AND lease_owner = $2`;
 
-/** Ends a run exactly once: only the lease holder, only from RUNNING (or QUEUED for cancels). */
+/**
+ * Ends a run exactly once: only the lease holder, only from RUNNING (or QUEUED for cancels). $8: the charge
+ * when it is below the hold (a routed run served by a cheaper route), null for the hold; $9: the route report.
+ */
 export const FINISH_RUN = `UPDATE runs SET status = $2, output = $3, error = $4, error_code = $7, finished_at = now(), lease_owner = NULL,
        progress = CASE WHEN $2 = 'COMPLETED' THEN 1 ELSE progress END,
-       charged_microcredits = CASE WHEN $2 = 'COMPLETED' THEN reserved_microcredits ELSE 0 END,
+       charged_microcredits = CASE WHEN $2 = 'COMPLETED' THEN least(reserved_microcredits, COALESCE($8::bigint, reserved_microcredits)) ELSE 0 END,
+       route = COALESCE($9::jsonb, route),
        reserved_microcredits = 0
  WHERE id = $1 AND status = ANY($5::text[]) AND ($6::text IS NULL OR lease_owner = $6)
  RETURNING *`;

@@ -11,7 +11,7 @@ import { balanceOf, insufficientCredits } from '../ledger/ledger.js';
 import type { Queryable } from '../db/pool.js';
 import { checkKeyFormat, createOnce, Refused, type KeyClaim } from './idempotency.js';
 import type { Catalog } from '../catalog/catalog.js';
-import { priceMicrocredits } from '../pricing/price.js';
+import { holdPriceMicrocredits } from '../catalog/routes.js';
 import { parseWebhookConfig } from '../events/webhookConfig.js';
 import { NODE_RUN_EVENTS } from '../events/types.js';
 import type { JobQueue } from '../queue/queue.js';
@@ -75,7 +75,8 @@ export class ModelRunService {
       throw new AppError('MODEL_UNAVAILABLE', `${model.nodeType} cannot run on this server: ${availability.reason ?? 'unavailable'}. Nothing was charged.`);
     }
     if (webhook) await this.checkWebhookUrl(webhook.url);
-    const cost = BigInt(priceMicrocredits(mode.pricing, input));
+    // A routed model holds its highest route's price; its settle captures the serving route's (catalog/routes.ts).
+    const cost = BigInt(holdPriceMicrocredits(mode, input));
     const requestHash = crypto.createHash('sha256').update(canonicalJson({ nodeType: model.nodeType, subModelId: resolved.subModelId, input: c.input ?? {}, webhook: c.webhook ?? null })).digest('hex');
     const timeout = mode.timeoutSeconds ?? 600;
 

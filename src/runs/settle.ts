@@ -4,6 +4,7 @@ import { capture, release } from '../ledger/ledger.js';
 import { recordEvent } from '../events/outbox.js';
 import { runEndEvent } from '../events/runEnd.js';
 import * as q from './queries.js';
+import type { RouteReport } from '../execution/routing.js';
 
 export type FinalStatus = 'COMPLETED' | 'FAILED' | 'CANCELED';
 
@@ -20,6 +21,8 @@ export interface FinishInput {
   from: Array<'QUEUED' | 'RUNNING'>;
   /** The outputs as the run.completed event shows them (file URLs signed). */
   eventOutputs?: unknown;
+  /** A routed run (execution/routing.ts): which route served it and why others did not; its charge is that route's price. */
+  route?: RouteReport;
 }
 
 /**
@@ -31,15 +34,20 @@ export async function finishModelRun(tx: Queryable, f: FinishInput): Promise<any
   // Lock the row first so the hold we read is the one we settle.
   const before = (await tx.query(q.LOCK_RUN_HOLD, [f.runId])).rows[0];
   if (!before) return undefined;
-  const r = await tx.query(q.FINISH_RUN, [f.runId, f.status, f.output === undefined ? null : JSON.stringify(f.output), f.error ?? null, f.from, f.leaseOwner, f.errorCode ?? null]);
+  const held: bigint = before.reserved_microcredits;
+  // The served route's price, never more than the hold (the hold is the highest route's price).
+  const charge = f.route?.chargeMicrocredits === undefined ? held : BigInt(Math.min(f.route.chargeMicrocredits, Number(held)));
+  const route = f.route ? JSON.stringify({ served: f.route.served, skipped: f.route.skipped }) : null;
+  const r = await tx.query(q.FINISH_RUN, [f.runId, f.status, f.output === undefined ? null : JSON.stringify(f.output), f.error ?? null, f.from, f.leaseOwner, f.errorCode ?? null, charge < held ? charge : null, route]);
   const run = r.rows[0];
   if (!run) return undefined;
-  const held: bigint = before.reserved_microcredits;
-  if (f.status === 'COMPLETED') await capture(tx, run.account_id, held, run.id);
-  else await release(tx, run.account_id, held, run.id, f.status === 'CANCELED' ? 'canceled' : 'failed');
+  if (f.status === 'COMPLETED') {
+    await capture(tx, run.account_id, charge, run.id);
+    if (charge < held) await release(tx, run.account_id, held - charge, run.id, `route ${f.route?.served ?? ''} costs less than the hold`);
+  } else await release(tx, run.account_id, held, run.id, f.status === 'CANCELED' ? 'canceled' : 'failed');
   const { type, data } = runEndEvent(
     f.status === 'COMPLETED'
-      ? { status: 'COMPLETED', completedNodes: 1, outputs: f.eventOutputs ?? null, actualCredits: Number(held) }
+      ? { status: 'COMPLETED', completedNodes: 1, outputs: f.eventOutputs ?? null, actualCredits: Number(charge) }
       : f.status === 'FAILED'
         ? { status: 'FAILED', completedNodes: 0, failedNodeIds: [run.node_type] }
         : { status: 'CANCELED', completedNodes: 0, failedNodes: 0 },

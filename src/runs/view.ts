@@ -27,6 +27,8 @@ export async function modelRunView(files: FileService, run: any) {
     createdAt: iso(run.created_at)!,
     startedAt: iso(run.started_at),
     finishedAt: iso(run.finished_at),
+    // Routed models only (execution/routing.ts): the route that served the run and why others did not.
+    ...(run.route ? { route: run.route as { served: string | null; skipped: Array<{ name: string; reason: string }> } } : {}),
   };
 }
 

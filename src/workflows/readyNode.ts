@@ -2,7 +2,8 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { ModeDef } from '../catalog/types.js';
 import type { Queryable } from '../db/pool.js';
 import { release, reserveMore } from '../ledger/ledger.js';
-import { priceMicrocredits, PricingError } from '../pricing/price.js';
+import { PricingError } from '../pricing/price.js';
+import { holdPriceMicrocredits } from '../catalog/routes.js';
 import { cacheKey, mapFileRefs, nodeInput } from './inputs.js';
 import { predecessorsOf, type PredecessorIndex, type RunPlan } from './runPlan.js';
 import type { Graph, GraphNode } from './types.js';
@@ -113,7 +114,8 @@ export function hasFiles(withRefs: Record<string, unknown>): boolean {
 
 /** The node's price on its validated, resolved input, as bigint microcredits. Pure. */
 export function nodePrice(mode: ModeDef, validatedInput: Record<string, unknown>): bigint {
-  return BigInt(priceMicrocredits(mode.pricing, validatedInput));
+  // A routed mode holds its highest route's price (catalog/routes.ts).
+  return BigInt(holdPriceMicrocredits(mode, validatedInput));
 }
 
 /** nodePrice, or undefined when the input cannot be priced (chargeReadyNode then fails the node). Pure. */

@@ -1246,6 +1246,19 @@ export interface components {
             createdAt: string;
             startedAt: string | null;
             finishedAt: string | null;
+            /** @description Models with routes only, once the run has ended on a route: which served it (its price is creditUsed; estimatedCredits held the dearest route) and why each route before it did not */
+            route?: {
+                served: string | null;
+                skipped: {
+                    /** @example primary */
+                    name: string;
+                    /**
+                     * @description Why the route did not serve it: unavailable here, its circuit open, or its provider failed before taking the work
+                     * @example circuit open until 2026-01-01T00:00:00.000Z after repeated provider failures
+                     */
+                    reason: string;
+                }[];
+            };
         };
         RunCreated: {
             /** @example run_01JD8Y3Q6W5B2M1X9K7T4C0E2F */
