@@ -19,6 +19,8 @@ import { WebhookSecretService } from '../events/secrets.js';
 import { DeliveryService } from '../events/deliveries.js';
 import { WorkflowService } from '../workflows/service.js';
 import { WorkflowRunService } from '../workflows/runService.js';
+import { BatchService } from '../runs/batches.js';
+import { QueuePositions } from '../queue/positions.js';
 
 /** Builds the service objects of one process over one database: the composition root's first step. */
 export async function createServices(config: Config, db: Db, opts: { supervise?: boolean } = {}): Promise<Services> {
@@ -52,6 +54,8 @@ export async function createServices(config: Config, db: Db, opts: { supervise?:
     queue,
     files,
     nodeRuns,
+    batches: new BatchService(db, catalog, queue, checkWebhookUrl),
+    queuePositions: new QueuePositions(db),
     webhookSecrets: new WebhookSecretService(db),
     deliveries: new DeliveryService(db),
     workflows,
