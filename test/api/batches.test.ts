@@ -136,3 +136,20 @@ test('another account cannot see a batch; an unknown one is 404', async () => {
   assert.equal((await srv.request('GET', '/v1/batches/bat_nothere', { key: a.key })).status, 404);
   assert.equal((await srv.request('GET', '/v1/batches/x%27', { key: a.key })).status, 404);
 });
+
+test('MCP batch_execute with items of one model makes one batch: one hold, one record', async () => {
+  const u = await srv.user();
+  const res = await srv.request('POST', '/mcp', {
+    key: u.key, headers: { accept: 'application/json, text/event-stream' },
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'execute_tool', arguments: { tool_name: 'batch_execute', input: { items: ['x', 'y', 'z'].map((prompt) => ({ modelId: NODE_TYPE, prompt })) } } } },
+  });
+  assert.equal(res.status, 200, res.text.slice(0, 300));
+  const sc = res.body.result.structuredContent;
+  assert.match(sc.batchId, /^bat_/, JSON.stringify(sc));
+  assert.equal(sc.started, 3);
+  assert.deepEqual(sc.runs.map((r: any) => r.index), [0, 1, 2]);
+  const batch = (await srv.request('GET', `/v1/batches/${sc.batchId}`, { key: u.key })).body;
+  assert.equal(batch.size, 3);
+  assert.equal(batch.estimatedCredits, 3 * PRICE);
+  assert.deepEqual(batch.runs.map((r: any) => r.runId), sc.runs.map((r: any) => r.runId));
+});
