@@ -7,6 +7,8 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { balance, until, waitForStatus } from '../helpers/poll.js';
 import { GATED_NODE_TYPE, startGatedModel, type GatedModel } from '../helpers/gatedModel.js';
 import { setMaxPriority } from '../../src/keys/priority.js';
+import { QueuePositions } from '../../src/queue/positions.js';
+import type { Queryable } from '../../src/db/pool.js';
 
 /**
  * Priority and queue position (issue 29 item 4), asserted by order, not time: one engine slot and a
@@ -103,4 +105,25 @@ test('with a backlog queued first, a high-priority run of the same account start
     // An ended run says nothing about a queue it has left.
     assert.equal(done.queuePosition, undefined);
   }
+});
+
+test('queue positions cost one query per snapshot, however many runs are polled how often', async () => {
+  const u = await srv.user();
+  gated.started.length = 0;
+  const ids = [await run(u.key, 'S1'), await run(u.key, 'S2'), await run(u.key, 'S3')];
+  await gated.waitForStarted(1);
+  let queries = 0;
+  const counting = { query: (text: string, values?: unknown[]) => (queries++, srv.services.db.query(text, values)) } as unknown as Queryable;
+  let clock = 1_000_000;
+  const positions = new QueuePositions(counting, { maxAgeMs: 1000, now: () => clock });
+  for (let poll = 0; poll < 10; poll++) {
+    const standings = await Promise.all(ids.map((id) => positions.of(id)));
+    assert.deepEqual(standings.map((s) => s.position), [null, 0, 1]);
+  }
+  assert.equal(queries, 1);
+  clock += 1001;
+  await Promise.all(ids.map((id) => positions.of(id)));
+  assert.equal(queries, 2);
+  for (const p of ['S1', 'S2', 'S3']) gated.release(p);
+  for (const id of ids) assert.equal((await waitForStatus(srv, u.key, `/v1/nodes/runs/${id}`, ['COMPLETED', 'FAILED'])).status, 'COMPLETED');
 });
