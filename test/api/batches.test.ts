@@ -153,3 +153,16 @@ test('MCP batch_execute with items of one model makes one batch: one hold, one r
   assert.equal(batch.estimatedCredits, 3 * PRICE);
   assert.deepEqual(batch.runs.map((r: any) => r.runId), sc.runs.map((r: any) => r.runId));
 });
+
+test('the SDK starts, reads and cancels a batch (client.batches)', async () => {
+  const { Atelier } = await import('../../packages/sdk/src/index.js');
+  const u = await srv.user();
+  const client = new Atelier({ apiKey: u.key, baseUrl: srv.url });
+  const batch = await client.batches.create(NODE_TYPE, { inputs: [{ prompt: 'sdk 1' }, { prompt: 'sdk 2' }], priority: -1 });
+  assert.equal(batch.size, 2);
+  assert.equal(batch.priority, -1);
+  assert.equal((await client.batches.get(batch.id)).id, batch.id);
+  const after = await client.batches.cancel(batch.id);
+  assert.equal(after.counts.queued + after.counts.running, 0);
+  assert.equal(after.creditUsed + after.refundedCredits, 2 * PRICE);
+});
