@@ -12,6 +12,9 @@ import { allowedPriority } from '../keys/priority.js';
 import { jobPrioritySql } from '../queue/fairness.js';
 import type { JobQueue } from '../queue/queue.js';
 import { checkInlineAudio } from './inlineAudio.js';
+import { checkKeyFormat, createOnce, Refused } from './idempotency.js';
+import crypto from 'node:crypto';
+import { canonicalJson } from '../canonicalJson.js';
 import { BATCH_BY_ID, BATCH_LIVE_RUNS, BATCH_RUNS, createBatchStatement } from './queries/batches.js';
 
 /** The most inputs one batch takes (issue 29). */
@@ -25,6 +28,8 @@ export interface CreateBatch {
   inputs: Array<Record<string, unknown>>;
   webhook?: unknown;
   priority?: number | null;
+  /** Idempotency-Key: the same key and body within 24 h answer the first batch instead of starting another. */
+  idempotencyKey?: string;
 }
 
 /**
@@ -42,7 +47,7 @@ export class BatchService {
     private readonly checkWebhookUrl: (url: string) => Promise<void>,
   ) {}
 
-  async create(c: CreateBatch): Promise<BatchView> {
+  async create(c: CreateBatch): Promise<{ batch: BatchView; replayed: boolean }> {
     if (!Array.isArray(c.inputs) || c.inputs.length === 0 || c.inputs.length > MAX_BATCH_SIZE) {
       throw new AppError('VALIDATION_ERROR', `body.inputs must hold 1 to ${MAX_BATCH_SIZE} inputs`, { details: [{ path: 'body.inputs', message: `1 to ${MAX_BATCH_SIZE} inputs` }] });
     }
@@ -68,6 +73,7 @@ export class BatchService {
     });
     const nodeType = items[0]!.nodeType;
     const webhook = parseWebhookConfig(c.webhook, NODE_RUN_EVENTS);
+    checkKeyFormat(c.idempotencyKey);
     if (webhook) await this.checkWebhookUrl(webhook.url);
     const level = await allowedPriority(this.db, c.keyId, c.priority ?? undefined);
     const total = items.reduce((sum, it) => sum + it.cost, 0n);
@@ -75,21 +81,28 @@ export class BatchService {
     const batchId = newId('bat');
     // One job per new run; a batch's later inputs queue behind its earlier ones (batch_index), all behind
     // the account's other live runs at the same priority (queue/fairness.ts).
-    const job = this.queue.runJobInsert('run', { runId: '', kind: 'node' }, 0, 10, {
+    const job = this.queue.runJobInsert('run', { runId: '', kind: 'node' }, 0, 12, {
       prioritySql: jobPrioritySql('$2', '$7', 'run.batch_index'),
       perRow: { runIdSql: 'run.id', expireSql: 'run.timeout_seconds + 60' },
     });
+    const requestHash = crypto.createHash('sha256').update(canonicalJson({
+      nodeType, subModelId: c.subModelId ?? null, inputs: c.inputs, webhook: c.webhook ?? null, priority: level,
+    })).digest('hex');
     const json = items.map((it) => ({ id: it.id, subModelId: it.subModelId, input: it.input, cost: it.cost.toString(), timeout: it.timeout }));
-    const values = [batchId, c.accountId, nodeType, c.subModelId ?? null, total, items.length, level, JSON.stringify(json), webhook ?? null, ...job.values];
-    const created = await rowOf<{ id: string }>(this.db, createBatchStatement(job.sql), values);
-    if (!created) {
+    const values = [batchId, c.accountId, nodeType, c.subModelId ?? null, total, items.length, level, JSON.stringify(json), webhook ?? null,
+      c.idempotencyKey ?? null, requestHash, ...job.values];
+    const claim = c.idempotencyKey === undefined ? null : { accountId: c.accountId, key: c.idempotencyKey, scope: 'batch' as const, requestHash };
+    const once = await createOnce(this.db, claim, async () => {
+      const created = await rowOf<{ id: string }>(this.db, createBatchStatement(job.sql), values);
+      if (created) return created;
       // No row: the hold was refused (or there is no such account; balanceOf says which).
       const b = await balanceOf(this.db, c.accountId);
       const refusal = insufficientCredits(total, b.available);
-      throw new AppError('INSUFFICIENT_CREDITS', `this batch of ${items.length} runs costs ${total} microcredits but only ${b.available} are available; nothing was started`, { extra: refusal.extra });
-    }
+      throw new Refused(new AppError('INSUFFICIENT_CREDITS', `this batch of ${items.length} runs costs ${total} microcredits but only ${b.available} are available; nothing was started`, { extra: refusal.extra }));
+    });
+    if ('replayOf' in once) return { batch: await this.get(c.accountId, once.replayOf), replayed: true };
     this.db.notifyAfterCommit(CHANNELS.jobs);
-    return this.get(c.accountId, batchId);
+    return { batch: await this.get(c.accountId, batchId), replayed: false };
   }
 
   /** A batch of this account with its progress and runs, or 404 (also for another account's batch). */

@@ -166,3 +166,18 @@ test('the SDK starts, reads and cancels a batch (client.batches)', async () => {
   assert.equal(after.counts.queued + after.counts.running, 0);
   assert.equal(after.creditUsed + after.refundedCredits, 2 * PRICE);
 });
+
+test('an Idempotency-Key makes a repeated batch create answer the first batch and hold nothing more', async () => {
+  const u = await srv.user();
+  const send = (inputs: unknown[]) => srv.request('POST', `/v1/nodes/${NODE_TYPE}/batch`, { key: u.key, body: { inputs }, headers: { 'idempotency-key': 'batch-once' } });
+  const first = await send([{ prompt: 'i1' }, { prompt: 'i2' }]);
+  assert.equal(first.status, 202, first.text);
+  const again = await send([{ prompt: 'i1' }, { prompt: 'i2' }]);
+  assert.equal(again.status, 202, again.text);
+  assert.equal(again.body.id, first.body.id);
+  assert.equal(again.headers.get('idempotent-replayed'), 'true');
+  const other = await send([{ prompt: 'different' }]);
+  assert.equal(other.status, 409, other.text);
+  const n = (await srv.services.db.query(`SELECT count(*)::int AS n FROM runs WHERE account_id = $1`, [u.accountId])).rows[0].n;
+  assert.equal(n, 2);
+});

@@ -1,3 +1,4 @@
+import { runHeaders } from './runHeaders.js';
 import type { Transport } from './transport.js';
 import type { Batch, CreateBatchParams } from './types-runs.js';
 
@@ -7,10 +8,11 @@ const seg = encodeURIComponent;
 export class BatchesApi {
   constructor(private readonly t: Transport) {}
 
-  /** Starts the batch (202); its `runs` name each input's run. Not retried: a repeat would start a second batch. */
+  /** Starts the batch (202); its `runs` name each input's run. Sent with an Idempotency-Key (generated when omitted), so a retry cannot start a second batch. */
   create(nodeType: string, params: CreateBatchParams): Promise<Batch> {
     return this.t.request('POST', `/v1/nodes/${seg(nodeType)}/batch`, {
       body: { inputs: params.inputs, subModelId: params.subModelId, webhook: params.webhook, priority: params.priority },
+      headers: runHeaders({ idempotencyKey: params.idempotencyKey }),
     });
   }
 

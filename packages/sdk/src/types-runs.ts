@@ -46,6 +46,8 @@ export interface CreateBatchParams {
   subModelId?: string | null;
   webhook?: WebhookConfig | null;
   priority?: number;
+  /** Sent as Idempotency-Key; generated when omitted so that retries cannot start a second batch. */
+  idempotencyKey?: string;
 }
 
 export interface RunWorkflowParams extends RunOptions {

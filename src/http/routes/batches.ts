@@ -13,17 +13,21 @@ export async function batchRoutes(app: TypedApp, { services }: { services: Servi
   app.post('/v1/nodes/:nodeType/batch', {
     schema: {
       tags, summary: 'Start a batch of runs of one model',
-      description: 'Validates and prices every input (one bad input refuses the whole batch, naming it, and nothing is held), holds the sum of their prices at once (403 INSUFFICIENT_CREDITS when the balance cannot cover all of it) and queues one run per input, in input order. Each run is charged when it completes and refunded when it fails or is canceled. Answers the batch record; GET /v1/batches/{batchId} follows its progress.',
+      description: 'Validates and prices every input (one bad input refuses the whole batch, naming it, and nothing is held), holds the sum of their prices at once (403 INSUFFICIENT_CREDITS when the balance cannot cover all of it) and queues one run per input, in input order. Each run is charged when it completes and refunded when it fails or is canceled. Idempotency-Key: the same key and body within 24 h answer the first batch (Idempotent-Replayed: true) and start nothing more. Answers the batch record; GET /v1/batches/{batchId} follows its progress.',
       params: Type.Object({ nodeType: Type.String({ maxLength: 100 }) }),
       body: CreateBatchBody,
-      response: withErrors({ 202: Type.Ref(BatchSchema) }, [403, 404, 410, 413, 503]),
+      headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
+      response: withErrors({ 202: Type.Ref(BatchSchema) }, [403, 404, 409, 410, 413, 503]),
     },
   }, async (req, reply) => {
     const principal = principalOf(req);
-    const batch = await services.batches.create({
+    const key = req.headers['idempotency-key'];
+    const { batch, replayed } = await services.batches.create({
+      idempotencyKey: Array.isArray(key) ? key[0] : key,
       accountId: principal.accountId, keyId: principal.keyId, nodeType: req.params.nodeType,
       subModelId: req.body.subModelId, inputs: req.body.inputs, webhook: req.body.webhook, priority: req.body.priority,
     });
+    if (replayed) reply.header('Idempotent-Replayed', 'true');
     reply.header('Location', `/v1/batches/${batch.id}`);
     return reply.code(202).send(batch);
   });

@@ -189,7 +189,7 @@ async function batchExecute(ctx: ToolContext, args: Record<string, unknown>): Pr
     try {
       const r = ctx.services.catalog.resolveModelId(first.modelId);
       const subModelId = first.subModelId ?? r.subModelId;
-      const batch = await ctx.services.batches.create({
+      const { batch } = await ctx.services.batches.create({
         accountId: ctx.accountId, keyId: ctx.principal.keyId, nodeType: r.model.nodeType, subModelId, inputs: ok.map((p) => p.inputs),
       });
       batchId = batch.id;

@@ -1,15 +1,18 @@
 import { entrySql, holdSql } from '../../ledger/queries.js';
+import { claimKeySql } from '../queries.js';
 
 /**
  * A batch created by one statement (runs/batches.ts), all or nothing:
  * 1. one hold of the whole batch's price ($5, ledger/queries.ts holdSql): no row when the balance cannot
  *    cover all of it, and then nothing below is written;
- * 2. the batch row; 3. one run per input ($8: a JSON array of { id, subModelId, input, cost, timeout }),
+ * 2. the Idempotency-Key claim ($10 key or NULL, $11 request hash; scope 'batch', naming the batch), only
+ *    once funded: a key taken before raises idempotency_keys_pkey (runs/idempotency.ts decides);
+ * 2b. the batch row; 3. one run per input ($8: a JSON array of { id, subModelId, input, cost, timeout }),
  *    each holding its own price, so each is charged or refunded on its own by runs/settle.ts;
  * 4. one reserve ledger row per run (together exactly the hold); 5. one queue job per run (`jobSql`, from
  *    JobQueue, over the CTE named run).
  * $1 batch id, $2 account, $3 node type, $4 sub-model (as asked), $5 total price, $6 size, $7 priority level,
- * $8 items, $9 webhook.
+ * $8 items, $9 webhook, $10 idempotency key, $11 request hash (the job's placeholders follow).
  */
 export function createBatchStatement(jobSql: string): string {
   return `
@@ -17,9 +20,14 @@ WITH hold AS (
   ${holdSql('$2::text', '$5::bigint', undefined, '$5::bigint > 0')}
 ), funded AS (
   SELECT 1 FROM hold UNION ALL SELECT 1 WHERE $5::bigint = 0
+), claim AS (
+  ${claimKeySql('$2::text', '$10::text', `'batch'`, '$11::text', '$1::text', 'funded')}
+  RETURNING 1
+), gate AS (
+  SELECT 1 FROM claim UNION ALL SELECT 1 FROM funded WHERE $10::text IS NULL
 ), batch AS (
   INSERT INTO batches (id, account_id, node_type, sub_model_id, size, estimated_microcredits, priority)
-  SELECT $1::text, $2::text, $3::text, $4::text, $6::int, $5::bigint, $7::smallint FROM funded
+  SELECT $1::text, $2::text, $3::text, $4::text, $6::int, $5::bigint, $7::smallint FROM gate
   RETURNING id, account_id, created_at
 ), items AS (
   SELECT (t.ord - 1)::int AS idx, t.item FROM jsonb_array_elements($8::jsonb) WITH ORDINALITY AS t(item, ord)
