@@ -257,7 +257,7 @@ export interface paths {
         put?: never;
         /**
          * Start a batch of runs of one model
-         * @description Validates and prices every input (one bad input refuses the whole batch, naming it, and nothing is held), holds the sum of their prices at once (403 INSUFFICIENT_CREDITS when the balance cannot cover all of it) and queues one run per input, in input order. Each run is charged when it completes and refunded when it fails or is canceled. Answers the batch record; GET /v1/batches/{batchId} follows its progress.
+         * @description Validates and prices every input (one bad input refuses the whole batch, naming it, and nothing is held), holds the sum of their prices at once (403 INSUFFICIENT_CREDITS when the balance cannot cover all of it) and queues one run per input, in input order. Each run is charged when it completes and refunded when it fails or is canceled. Idempotency-Key: the same key and body within 24 h answer the first batch (Idempotent-Replayed: true) and start nothing more. Answers the batch record; GET /v1/batches/{batchId} follows its progress.
          */
         post: operations["batches.create"];
         delete?: never;
@@ -3440,7 +3440,9 @@ export interface operations {
     "batches.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
             path: {
                 nodeType: string;
             };
@@ -3512,6 +3514,19 @@ export interface operations {
             };
             /** @description Not found (or another account's) */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict: Idempotency-Key reused with another body, or a concurrent change */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
