@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   UNAUTHORIZED: 401,
   INSUFFICIENT_CREDITS: 403,
   FORBIDDEN: 403,
+  /** A create asked for a run priority above its key's ceiling (keys/priority.ts). */
+  PRIORITY_NOT_ALLOWED: 403,
   NOT_FOUND: 404,
   MODEL_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,

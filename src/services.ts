@@ -16,6 +16,8 @@ import type { DeliveryService } from './events/deliveries.js';
 import type { WorkflowService } from './workflows/service.js';
 import type { WorkflowRunService } from './workflows/runService.js';
 import type { ServerStreams } from './keys/serverStreams.js';
+import type { BatchService } from './runs/batches.js';
+import type { QueuePositions } from './queue/positions.js';
 
 /**
  * The service objects a process needs, built once over one database (src/app/services.ts builds them).
@@ -41,6 +43,10 @@ export interface Services {
   workflowRuns: WorkflowRunService;
   /** This server's open event streams (their keys' caps and checks), ended at shutdown. */
   streams: ServerStreams;
+  /** Batch runs: N inputs of one model in one call (issue 29). */
+  batches: BatchService;
+  /** Queued runs' positions, from a snapshot shared by this process's readers (issue 29). */
+  queuePositions: QueuePositions;
   /** Origin written into URLs handed out: PUBLIC_URL, else where this process listens. */
   publicUrl(): string;
   setListenUrl(url: string): void;

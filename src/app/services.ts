@@ -20,6 +20,8 @@ import { DeliveryService } from '../events/deliveries.js';
 import { WorkflowService } from '../workflows/service.js';
 import { WorkflowRunService } from '../workflows/runService.js';
 import { ServerStreams } from '../keys/serverStreams.js';
+import { BatchService } from '../runs/batches.js';
+import { QueuePositions } from '../queue/positions.js';
 
 /** Builds the service objects of one process over one database: the composition root's first step. */
 export async function createServices(config: Config, db: Db, opts: { supervise?: boolean } = {}): Promise<Services> {
@@ -54,6 +56,8 @@ export async function createServices(config: Config, db: Db, opts: { supervise?:
     files,
     streams: new ServerStreams(db, { perKey: config.streamsPerKey, checkMs: config.streamKeyCheckMs }),
     nodeRuns,
+    batches: new BatchService(db, catalog, queue, checkWebhookUrl),
+    queuePositions: new QueuePositions(db),
     webhookSecrets: new WebhookSecretService(db),
     deliveries: new DeliveryService(db),
     workflows,

@@ -52,6 +52,10 @@ export const NodeRunSchema = Type.Object({
       reason: Type.String({ description: 'Why the route did not serve it: unavailable here, its circuit open, or its provider failed before taking the work', examples: ['circuit open until 2026-01-01T00:00:00.000Z after repeated provider failures'] }),
     })),
   }, { description: 'Models with routes only, once the run has ended on a route: which served it (its price is creditUsed; estimatedCredits held the dearest route) and why each route before it did not' })),
+  priority: Type.Optional(Type.Integer({ minimum: -10, maximum: 10, description: 'The priority it was queued at (0 normal; higher starts first)' })),
+  batchId: Type.Optional(Type.String({ description: 'The batch it belongs to (POST /v1/nodes/{nodeType}/batch), if any' })),
+  queuePosition: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'While QUEUED: how many queued jobs start before it (0: next); refreshed about every second; null when not known' }))),
+  estimatedStartAt: Type.Optional(Nullable(Iso('While QUEUED: when it may start at the queue\'s recent pace; null until that pace is known'))),
 }, { $id: 'NodeRun' });
 
 /** The first answer to a run create: the run is queued and its cost reserved. */
@@ -125,6 +129,7 @@ export const CreateNodeRunBody = Type.Object({
   subModelId: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
   input: Type.Optional(Type.Object({}, { additionalProperties: true })),
   webhook: Type.Optional(Type.Union([Type.Ref(WebhookConfigSchema), Type.Null()])),
+  priority: Type.Optional(Type.Integer({ minimum: -10, maximum: 10, description: 'Queue priority: 0 normal (default); lower waits behind normal runs; higher, up to the key\'s ceiling set by the operator, starts before them (403 PRIORITY_NOT_ALLOWED above it)' })),
 }, { additionalProperties: false });
 
 /** POST /v1/runs. */

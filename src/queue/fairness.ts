@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import { rowOf } from '../db/typed.js';
-import { LIVE_AHEAD, livePrioritySql, RUNNING_NOW } from './queries.js';
+import { LIVE_AHEAD, levelPrioritySql, livePrioritySql, RUNNING_NOW } from './queries.js';
 
 /**
  * Fair shares of the worker pool between accounts, kept in PostgreSQL so they hold across any number of
@@ -17,6 +17,22 @@ import { LIVE_AHEAD, livePrioritySql, RUNNING_NOW } from './queries.js';
 
 /** Lowest priority given: a backlog deeper than this is ordered by age alone. */
 export const MIN_PRIORITY = -1_000_000;
+
+/**
+ * A run's priority level (runs.priority, -10..10; issue 29) comes before fairness: a job's pg-boss priority
+ * is level × PRIORITY_BAND plus its fair share (0 down to MIN_PRIORITY), and the band is wider than any
+ * fair share, so every job of a higher level is fetched first; within a level, fair shares decide as
+ * before. ±10 bands stay far inside pg-boss's integer column.
+ */
+export const PRIORITY_BAND = 2_000_000;
+export const MAX_PRIORITY_LEVEL = 10;
+export const MIN_PRIORITY_LEVEL = -10;
+
+/** A job's pg-boss priority from its run's level and its account's other live runs. Pure. */
+export function jobPriority(level: number, liveAhead: number): number {
+  const l = Math.max(MIN_PRIORITY_LEVEL, Math.min(MAX_PRIORITY_LEVEL, Math.trunc(level) || 0));
+  return l * PRIORITY_BAND + fairPriority(liveAhead);
+}
 
 /** Priority of a job whose account has `liveAhead` other queued or running runs. Pure. */
 export function fairPriority(liveAhead: number): number {
@@ -37,9 +53,17 @@ export function fairPrioritySql(accountParam: string): string {
   return livePrioritySql(accountParam, MIN_PRIORITY);
 }
 
+/**
+ * jobPriority() in SQL for jobs inserted with their runs: `levelSql` the runs' level, `offsetSql` how many
+ * of the statement's own new runs go before this one (a batch's index; '0' for a single run).
+ */
+export function jobPrioritySql(accountParam: string, levelSql: string, offsetSql = '0'): string {
+  return levelPrioritySql(accountParam, levelSql, offsetSql, MIN_PRIORITY, PRIORITY_BAND);
+}
+
 export async function priorityFor(db: Queryable, runId: string): Promise<number> {
-  const r = await rowOf<{ n: number }>(db, LIVE_AHEAD, [runId]);
-  return fairPriority(r?.n ?? 0);
+  const r = await rowOf<{ n: number; level: number | null }>(db, LIVE_AHEAD, [runId]);
+  return jobPriority(r?.level ?? 0, r?.n ?? 0);
 }
 
 /** Seconds to put this job back for when its account is at its limit; undefined to start it now. */

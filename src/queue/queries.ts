@@ -36,8 +36,8 @@ export function jobInsertSql(gate: string, queue: string, data: string, priority
    WHERE q.name = ${queue}`;
 }
 
-/** The account's other live runs (uses runs_live_by_account). $1 run. */
-export const LIVE_AHEAD = `SELECT count(*)::int AS n FROM runs
+/** The account's other live runs (uses runs_live_by_account), and the run's own priority level. $1 run. */
+export const LIVE_AHEAD = `SELECT count(*)::int AS n, (SELECT priority FROM runs WHERE id = $1)::int AS level FROM runs
   WHERE account_id = (SELECT account_id FROM runs WHERE id = $1) AND status IN ('QUEUED', 'RUNNING') AND id <> $1`;
 
 /** What the account is running now: standalone runs plus workflow nodes. $1 run. */
@@ -49,3 +49,23 @@ export const RUNNING_NOW = `WITH a AS (SELECT account_id FROM runs WHERE id = $1
 export function livePrioritySql(accountParam: string, minPriority: number): string {
   return `(SELECT GREATEST(${minPriority}, -count(*))::int FROM runs WHERE account_id = ${accountParam}::text AND status IN ('QUEUED', 'RUNNING'))`;
 }
+
+/**
+ * A job's whole priority in SQL (fairness.ts jobPriority): the run's level in bands of `band`, then its fair
+ * share, less `offsetSql` (a batch's later inputs behind its earlier ones). The count is an uncorrelated
+ * subquery, so a statement inserting many jobs counts once.
+ */
+export function levelPrioritySql(accountParam: string, levelSql: string, offsetSql: string, minPriority: number, band: number): string {
+  return `(${levelSql}::int * ${band} + GREATEST(${minPriority}, (SELECT -count(*) FROM runs WHERE account_id = ${accountParam}::text AND status IN ('QUEUED', 'RUNNING')) - ${offsetSql}))::int`;
+}
+
+/**
+ * Where queued jobs stand: for each run with a job waiting in the run queue, how many waiting jobs pg-boss
+ * would fetch before its first (its fetch order: priority DESC, created_on, id). Bounded to the first
+ * $2 jobs, so a refresh costs the same whatever the backlog. $1 queue name, $2 limit.
+ */
+export const QUEUE_RANKS = `WITH w AS (
+  SELECT data->>'runId' AS run_id, row_number() OVER (ORDER BY priority DESC, created_on, id) - 1 AS ahead
+    FROM ${BOSS_SCHEMA}.job WHERE name = $1 AND state IN ('created', 'retry')
+   ORDER BY priority DESC, created_on, id LIMIT $2)
+  SELECT run_id, min(ahead)::int AS ahead FROM w GROUP BY run_id`;

@@ -88,15 +88,17 @@ export class JobQueue {
    * per row of `gate` (a CTE of the statement). Placeholders are numbered from `firstParam`. The caller
    * sends the CHANNELS.jobs wake-up once the statement has committed.
    */
-  runJobInsert(gate: string, job: RunJob, expireInSeconds: number, firstParam: number, opts: { priority?: number; prioritySql?: string } = {}): { sql: string; values: unknown[] } {
+  runJobInsert(gate: string, job: RunJob, expireInSeconds: number, firstParam: number, opts: { priority?: number; prioritySql?: string; perRow?: { runIdSql: string; expireSql: string } } = {}): { sql: string; values: unknown[] } {
     const values: unknown[] = [];
     const p = (v: unknown) => {
       values.push(v);
       return `$${firstParam + values.length - 1}`;
     };
-    const data = p(JSON.stringify(job));
+    // perRow: one job per new run of the gate (a batch, runs/batches.ts), each naming its own run and expiry.
+    const data = opts.perRow ? `jsonb_build_object('runId', ${opts.perRow.runIdSql}, 'kind', ${p(job.kind)}::text)` : p(JSON.stringify(job));
     const priority = opts.prioritySql ?? `COALESCE(${p(opts.priority ?? null)}::int, 0)`;
-    const sql = jobInsertSql(gate, p(RUN_QUEUE), data, priority, p(Math.max(30, expireInSeconds)));
+    const expire = opts.perRow ? `GREATEST(30, ${opts.perRow.expireSql})` : p(Math.max(30, expireInSeconds));
+    const sql = jobInsertSql(gate, p(RUN_QUEUE), data, priority, expire);
     return { sql, values };
   }
 

@@ -14,7 +14,7 @@ import * as q from './queries.js';
 export interface KeyClaim {
   accountId: string;
   key: string;
-  scope: 'node-run' | 'workflow-run';
+  scope: 'node-run' | 'workflow-run' | 'batch';
   requestHash: string;
 }
 

@@ -16,7 +16,7 @@ import { cursorTimeSql } from '../pagination.js';
  * statement (Db.queryPrepared).
  * $1 id, $2 account, $3 kind, $4 node type, $5 sub-model, $6 workflow, $7 input, $8 cost, $9 webhook,
  * $10 cancel-after seconds, $11 timeout seconds, $12 idempotency key, $13 request hash, $14 scope, $15 the
- * creating span's traceparent or NULL (tracing/); the job's parameters follow.
+ * creating span's traceparent or NULL (tracing/), $16 priority level; the job's parameters follow.
  */
 export function createRunStatement(jobSql: string): string {
   return `
@@ -30,9 +30,9 @@ WITH hold AS (
 ), gate AS (
   SELECT 1 FROM claim UNION ALL SELECT 1 FROM funded WHERE $12::text IS NULL
 ), run AS (
-  INSERT INTO runs (id, account_id, kind, node_type, sub_model_id, workflow_id, status, input, estimated_microcredits, reserved_microcredits, webhook, cancel_after, timeout_seconds, enqueued_at, trace_parent)
+  INSERT INTO runs (id, account_id, kind, node_type, sub_model_id, workflow_id, status, input, estimated_microcredits, reserved_microcredits, webhook, cancel_after, timeout_seconds, enqueued_at, trace_parent, priority)
   SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, 'QUEUED', $7::jsonb, $8::bigint, $8::bigint, $9::jsonb,
-         CASE WHEN $10::int IS NULL THEN NULL ELSE now() + make_interval(secs => $10::int) END, $11::int, now(), $15::text
+         CASE WHEN $10::int IS NULL THEN NULL ELSE now() + make_interval(secs => $10::int) END, $11::int, now(), $15::text, $16::smallint
     FROM gate
   RETURNING *
 ), entry AS (
@@ -40,7 +40,7 @@ WITH hold AS (
 ), job AS (
   ${jobSql}
 )
-SELECT id, account_id, kind, node_type, sub_model_id, status, estimated_microcredits, reserved_microcredits, created_at, enqueued_at FROM run`;
+SELECT id, account_id, kind, node_type, sub_model_id, status, estimated_microcredits, reserved_microcredits, created_at, enqueued_at, priority FROM run`;
 }
 
 /**

@@ -19,7 +19,8 @@ import { finishModelRun } from './settle.js';
 import { checkInlineAudio } from './inlineAudio.js';
 import * as q from './queries.js';
 import { currentTraceparent } from '../tracing/tracing.js';
-import { fairPrioritySql } from '../queue/fairness.js';
+import { jobPrioritySql } from '../queue/fairness.js';
+import { allowedPriority } from '../keys/priority.js';
 
 /** A model run to create: the request body of POST /v1/nodes/{nodeType}/run plus what the route reads from the path and headers. */
 export type CreateModelRun = Static<typeof CreateNodeRunBody> & {
@@ -27,6 +28,8 @@ export type CreateModelRun = Static<typeof CreateNodeRunBody> & {
   nodeType: string;
   idempotencyKey?: string;
   cancelAfterSeconds?: number;
+  /** The key asking (its priority ceiling is read only when more than normal priority is asked). */
+  keyId?: string;
 };
 
 export interface CreatedRun {
@@ -79,16 +82,18 @@ export class ModelRunService {
     const cost = BigInt(holdPriceMicrocredits(mode, input));
     const requestHash = crypto.createHash('sha256').update(canonicalJson({ nodeType: model.nodeType, subModelId: resolved.subModelId, input: c.input ?? {}, webhook: c.webhook ?? null })).digest('hex');
     const timeout = mode.timeoutSeconds ?? 600;
+    const level = await allowedPriority(this.db, c.keyId, c.priority ?? undefined);
 
     // One round trip when nothing stands in the way (runs/queries.ts createRunStatement); a second only for
     // a refusal or an Idempotency-Key seen before (runs/idempotency.ts).
     const runId = newId('run');
     // Fair shares (queue/fairness.ts): the job goes behind its own account's live runs, not everyone's.
-    const job = this.queue.runJobInsert('run', { runId, kind: 'node' }, timeout + 60, 16, { prioritySql: fairPrioritySql('$2') });
+    // Priority first (queue/fairness.ts jobPriority), then fair shares: behind its own account's live runs.
+    const job = this.queue.runJobInsert('run', { runId, kind: 'node' }, timeout + 60, 17, { prioritySql: jobPrioritySql('$2', '$16') });
     const sql = q.createRunStatement(job.sql);
     const values = [
       runId, c.accountId, 'node', model.nodeType, resolved.subModelId, null, input, cost, webhook ?? null,
-      c.cancelAfterSeconds ?? null, timeout, c.idempotencyKey ?? null, requestHash, 'node-run', currentTraceparent(), ...job.values,
+      c.cancelAfterSeconds ?? null, timeout, c.idempotencyKey ?? null, requestHash, 'node-run', currentTraceparent(), level, ...job.values,
     ];
     const claim = c.idempotencyKey === undefined ? null : { accountId: c.accountId, key: c.idempotencyKey, scope: 'node-run' as const, requestHash };
     const once = await createOnce(this.db, claim, async () => {

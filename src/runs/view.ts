@@ -5,8 +5,14 @@ import { renderOutput } from '../files/render.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/** Where a queued run stands (queue/positions.ts), shown while it is QUEUED. */
+export interface QueueStandingView {
+  position: number | null;
+  estimatedStartAt: string | null;
+}
+
 /** The standalone run record (shape: src/contract/runs.ts). */
-export async function modelRunView(files: FileService, run: any) {
+export async function modelRunView(files: FileService, run: any, standing?: QueueStandingView) {
   const { output, files: fileViews } = await renderOutput(files, run.output);
   return {
     id: run.id as string,
@@ -29,6 +35,9 @@ export async function modelRunView(files: FileService, run: any) {
     finishedAt: iso(run.finished_at),
     // Routed models only (execution/routing.ts): the route that served the run and why others did not.
     ...(run.route ? { route: run.route as { served: string | null; skipped: Array<{ name: string; reason: string }> } } : {}),
+    ...(run.priority !== undefined && run.priority !== null ? { priority: Number(run.priority) } : {}),
+    ...(run.batch_id ? { batchId: run.batch_id as string } : {}),
+    ...(run.status === 'QUEUED' && standing ? { queuePosition: standing.position, estimatedStartAt: standing.estimatedStartAt } : {}),
   };
 }
 

@@ -114,6 +114,12 @@ test('every operation answers as the document says, through a Prism validation p
   assert.equal((await call('GET', '/v1/nodes/runs/run_missing', k)).status, 404);
   const queued = await call('POST', '/v1/nodes/espeak_tts/run', { ...k, body: { input: { text: 'cancel me' } }, headers: { 'cancel-after': '5m' } });
   await call('POST', `/v1/nodes/runs/${queued.body.runId}/cancel`, k);
+  // Batches (issue 29): a created batch read while queued or running, then its remaining runs canceled.
+  const batch = await call('POST', '/v1/nodes/espeak_tts/batch', { ...k, body: { inputs: [{ text: 'one' }, { text: 'two' }], priority: -1 } });
+  assert.equal(batch.status, 202, batch.text);
+  await call('GET', `/v1/batches/${batch.body.id}`, k);
+  await call('POST', `/v1/batches/${batch.body.id}/cancel`, k);
+  assert.equal((await call('GET', '/v1/batches/bat_missing', k)).status, 404);
   const file = waited.body.files[0];
   await call('GET', `/v1/files/${file.id}`, { ...k, raw: true });
   await call('GET', file.url, { raw: true });

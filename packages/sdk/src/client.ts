@@ -1,3 +1,4 @@
+import { BatchesApi } from './batches.js';
 import { CreditsApi } from './credits.js';
 import { FilesApi } from './files.js';
 import { EstimatesApi, ModelsApi } from './models.js';
@@ -18,6 +19,7 @@ export class Atelier {
   readonly estimates: EstimatesApi;
   readonly credits: CreditsApi;
   readonly nodeRuns: NodeRunsApi;
+  readonly batches: BatchesApi;
   readonly workflows: WorkflowsApi;
   readonly runs: WorkflowRunsApi;
   readonly webhooks: WebhooksApi;
@@ -29,6 +31,7 @@ export class Atelier {
     this.estimates = new EstimatesApi(t);
     this.credits = new CreditsApi(t);
     this.nodeRuns = new NodeRunsApi(t);
+    this.batches = new BatchesApi(t);
     this.workflows = new WorkflowsApi(t);
     this.runs = new WorkflowRunsApi(t);
     this.webhooks = new WebhooksApi(t);

@@ -14,7 +14,7 @@ export class NodeRunsApi {
   /** Starts a run (202) and returns a handle whose `wait()` polls it to the end. */
   async run(nodeType: string, params: RunModelParams): Promise<RunHandle<NodeRun>> {
     const created = await this.t.request<RunCreated>('POST', `/v1/nodes/${seg(nodeType)}/run`, {
-      body: { subModelId: params.subModelId, input: params.input, webhook: params.webhook },
+      body: { subModelId: params.subModelId, input: params.input, webhook: params.webhook, ...(params.priority === undefined ? {} : { priority: params.priority }) },
       headers: runHeaders(params),
     });
     return new RunHandle(created.runId, created.status, created.estimatedCredits, () => this.get(created.runId), () => this.cancel(created.runId));

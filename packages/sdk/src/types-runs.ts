@@ -32,6 +32,22 @@ export interface RunOptions {
 export interface RunModelParams extends RunOptions {
   subModelId?: string | null;
   input: JsonObject;
+  /** -10..10, 0 normal; above 0 only up to the key's ceiling (403 PRIORITY_NOT_ALLOWED). */
+  priority?: number;
+}
+
+/** `GET /v1/batches/{batchId}`. */
+export type Batch = Schemas['Batch'];
+export type BatchRun = Schemas['BatchRun'];
+
+export interface CreateBatchParams {
+  /** One model input per run, 1 to 100. */
+  inputs: JsonObject[];
+  subModelId?: string | null;
+  webhook?: WebhookConfig | null;
+  priority?: number;
+  /** Sent as Idempotency-Key; generated when omitted so that retries cannot start a second batch. */
+  idempotencyKey?: string;
 }
 
 export interface RunWorkflowParams extends RunOptions {

@@ -1,5 +1,6 @@
 import type { CliContext } from '../context.js';
 import type { ApiKeyInfo } from '../../keys/service.js';
+import { setMaxPriority } from '../../keys/priority.js';
 import { ACCOUNT_FLAGS, optionalDate, optionalInt, output, parseFlags, required, UsageError } from '../args.js';
 
 function line(k: ApiKeyInfo): string {
@@ -10,7 +11,7 @@ function line(k: ApiKeyInfo): string {
 export async function keysCommand(ctx: CliContext, argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   const { values } = parseFlags(rest, {
-    ...ACCOUNT_FLAGS, label: { type: 'string' }, 'expires-at': { type: 'string' }, 'per-minute': { type: 'string' }, 'per-day': { type: 'string' },
+    ...ACCOUNT_FLAGS, label: { type: 'string' }, 'expires-at': { type: 'string' }, 'per-minute': { type: 'string' }, 'per-day': { type: 'string' }, 'max-priority': { type: 'string' },
   });
   const json = values.json === true;
   switch (sub) {
@@ -40,7 +41,16 @@ export async function keysCommand(ctx: CliContext, argv: string[]): Promise<void
       const k = await s.keys.revoke(await s.accounts.requireByEmail(required(values, 'email')), required(values, 'label'));
       return output(json, k, `revoked ${k.label} (${k.prefix}…)`);
     }
+    case 'set-priority': {
+      // The operator's ceiling on the run priority a key may ask for (issue 29); 0, the default, is normal.
+      const s = await ctx.services();
+      const user = await s.accounts.requireByEmail(required(values, 'email'));
+      const max = optionalInt(values, 'max-priority');
+      if (max === undefined) throw new UsageError('--max-priority N (0 to 10) is required');
+      const k = await setMaxPriority(s.db, user.id, required(values, 'label'), max);
+      return output(json, k, `${k.label} may now ask for run priority up to ${k.maxPriority}`);
+    }
     default:
-      throw new UsageError('usage: atelier keys create|list|revoke --email E [--label L] [--expires-at ISO8601] [--per-minute N] [--per-day N] [--json]');
+      throw new UsageError('usage: atelier keys create|list|revoke|set-priority --email E [--label L] [--expires-at ISO8601] [--per-minute N] [--per-day N] [--max-priority N] [--json]');
   }
 }

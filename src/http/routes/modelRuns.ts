@@ -19,11 +19,13 @@ const header = (req: FastifyRequest, name: string): string | undefined => {
 export async function modelRunRoutes(app: TypedApp, { services }: { services: Services }): Promise<void> {
   const tags = ['nodes'];
   const runs = services.nodeRuns;
+  // A queued run's record says where it stands (queue/positions.ts: a shared snapshot, not a query per read).
+  const standingView = async (run: any) => modelRunView(services.files, run, run.status === 'QUEUED' ? await services.queuePositions.of(run.id) : undefined);
 
   app.post('/v1/nodes/:nodeType/run', {
     schema: {
       tags, summary: 'Start a standalone model run',
-      description: 'Validates the input against the model schema, prices it, reserves the cost and queues the run. Headers: Idempotency-Key (same key and body within 24 h return the first run), Cancel-After (seconds or 90s/5m/1h), Prefer: wait=N (1..60: answer when the run ends or after N s, with the run record).',
+      description: 'Validates the input against the model schema, prices it, reserves the cost and queues the run (at body.priority: 0 normal, up to the key\'s ceiling). Headers: Idempotency-Key (same key and body within 24 h return the first run), Cancel-After (seconds or 90s/5m/1h), Prefer: wait=N (1..60: answer when the run ends or after N s, with the run record).',
       params: Type.Object({ nodeType: Type.String({ maxLength: 100 }) }),
       body: CreateNodeRunBody,
       headers: Type.Object({
@@ -45,17 +47,19 @@ export async function modelRunRoutes(app: TypedApp, { services }: { services: Se
       webhook: body.webhook,
       idempotencyKey: header(req, 'idempotency-key'),
       cancelAfterSeconds: parseCancelAfter(header(req, 'cancel-after')),
+      priority: body.priority,
+      keyId: principal.keyId,
     }));
     return answerCreatedRun(reply, {
       run, replayed, location: `/v1/nodes/runs/${run.id}`, wait,
       waitForEnd: (id, s) => runs.waitForEnd(id, s),
-      view: async () => modelRunView(services.files, await runs.get(principal.accountId, run.id)),
+      view: async () => standingView(await runs.get(principal.accountId, run.id)),
     });
   });
 
   app.get('/v1/nodes/runs/:runId', {
     schema: { tags, summary: 'Get standalone model run status and output', params: RunIdParams, response: withErrors({ 200: Type.Ref(NodeRunSchema) }, [404]) },
-  }, async (req) => modelRunView(services.files, await runs.get(principalOf(req).accountId, req.params.runId)));
+  }, async (req) => standingView(await runs.get(principalOf(req).accountId, req.params.runId)));
 
   app.post('/v1/nodes/runs/:runId/cancel', {
     schema: { tags, summary: 'Cancel a standalone model run', params: RunIdParams, response: withErrors({ 200: Type.Ref(NodeRunSchema) }, [404]) },
@@ -70,7 +74,7 @@ export async function modelRunRoutes(app: TypedApp, { services }: { services: Se
   }, async (req) => {
     const { cursor, limit } = req.query;
     const page = await runs.list(principalOf(req).accountId, cursor, limit);
-    return { items: await Promise.all(page.runs.map((r) => modelRunView(services.files, r))), nextCursor: page.nextCursor };
+    return { items: await Promise.all(page.runs.map(standingView)), nextCursor: page.nextCursor };
   });
 }
 

@@ -9,9 +9,11 @@ import { answerCall, toolPlaces, type ToolAnswer } from '../result.js';
 import { given, type ToolContext } from './context.js';
 import { waitAndAnswer } from './runAnswer.js';
 import { progressSender } from './runProgress.js';
+import { MAX_BATCH_SIZE } from '../../runs/batches.js';
 
 const anyObject = z.record(z.string(), z.unknown());
-const MAX_BATCH = 20;
+/** As many items as one batch takes (runs/batches.ts MAX_BATCH_SIZE). */
+const MAX_BATCH = MAX_BATCH_SIZE;
 /** Keys of a generate input that name the model rather than feed it. */
 const MODEL_KEYS = new Set(['modelId', 'model_id', 'subModelId', 'nodeType', 'tool_name', 'input']);
 
@@ -74,7 +76,7 @@ export function registerGenerationTools(server: McpServer, ctx: ToolContext): vo
   }));
 
   server.registerTool('execute_tool', {
-    description: 'Run a model. tool_name "generate": input is { modelId, ...the model\'s inputs } (see get_model_schema). tool_name "batch_execute": input is { items: [generate inputs] }, each its own run, each counted against your rate limit. Any other tool_name is a model or utility id (merge_videos, extract_audio, crop_image, …) run with input. Answers the run id; call get_run_status to wait for the result.',
+    description: 'Run a model. tool_name "generate": input is { modelId, ...the model\'s inputs } (see get_model_schema). tool_name "batch_execute": input is { items: [generate inputs] } (at most 100), each its own run, each counted against your rate limit; items of one model are one batch, priced and held together (all start or none). Any other tool_name is a model or utility id (merge_videos, extract_audio, crop_image, …) run with input. Answers the run id; call get_run_status to wait for the result.',
     inputSchema: { tool_name: z.string().min(1).max(100), input: anyObject.optional() },
   }, ({ tool_name, input }) => call(async () => {
     const args = input ?? {};
@@ -153,31 +155,73 @@ export function registerGenerationTools(server: McpServer, ctx: ToolContext): vo
   }));
 }
 
-/** Several generate inputs, each its own run; every run after the first is counted against the key. */
+/**
+ * Several generate inputs, each its own run; every run after the first is counted against the key. When
+ * all the admitted items name one model they are one batch (runs/batches.ts, issue 29): priced together,
+ * held at once (all or nothing) and followed by one batch record; items of several models start one by one.
+ */
 async function batchExecute(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolAnswer> {
   const items = [args.items, args.requests, args.batch].find(Array.isArray) as unknown[] | undefined;
   if (!items || items.length === 0) throw new AppError('VALIDATION_ERROR', 'input.items must be a non-empty list of generate inputs', { details: [{ path: 'input.items', message: 'is required' }] });
   if (items.length > MAX_BATCH) throw new AppError('VALIDATION_ERROR', `input.items holds at most ${MAX_BATCH} runs; got ${items.length}`, { details: [{ path: 'input.items', message: `at most ${MAX_BATCH}` }] });
   // This call was admitted for its first run; the others ask the key's limit now, in one count.
   const admitted = await Promise.all(items.map((_, i) => (i === 0 ? undefined : ctx.meter.admit())));
-  const runs = await Promise.all(items.map(async (item, index) => {
+  const failure = (index: number, err: unknown) => {
+    if (!(err instanceof AppError)) ctx.log(err);
+    const placed = placeFields(err, toolPlaces);
+    const e = placed instanceof AppError ? placed : new AppError('INTERNAL', 'Internal error');
+    return { index, error: `${e.code}: ${e.message}`, code: e.code };
+  };
+  type Parsed = { index: number; modelId: string; subModelId?: string; inputs: Record<string, unknown> };
+  const parsed = items.map((item, index): Parsed | ReturnType<typeof failure> => {
     try {
       if (admitted[index]) throw admitted[index];
       if (item === null || typeof item !== 'object' || Array.isArray(item)) throw new AppError('VALIDATION_ERROR', `input.items[${index}] must be an object { modelId, ...inputs }`);
-      const { modelId, subModelId, inputs } = splitGenerateInput(item as Record<string, unknown>);
-      return { index, ...(await startModelRun(ctx, modelId, subModelId, inputs)) };
+      return { index, ...splitGenerateInput(item as Record<string, unknown>) };
     } catch (err) {
-      if (!(err instanceof AppError)) ctx.log(err);
-      const placed = placeFields(err, toolPlaces);
-      const e = placed instanceof AppError ? placed : new AppError('INTERNAL', 'Internal error');
-      return { index, error: `${e.code}: ${e.message}`, code: e.code };
+      return failure(index, err);
     }
-  }));
-  const started = runs.filter((r) => 'runId' in r).length;
+  });
+  const ok = parsed.filter((p): p is Parsed => 'inputs' in p);
+  const first = ok[0];
+  let batchId: string | undefined;
+  let runs: Array<{ index: number } & Record<string, unknown>>;
+  if (first && ok.length > 1 && ok.every((p) => p.modelId === first.modelId && p.subModelId === first.subModelId)) {
+    let started: Map<number, Record<string, unknown>>;
+    try {
+      const r = ctx.services.catalog.resolveModelId(first.modelId);
+      const subModelId = first.subModelId ?? r.subModelId;
+      const { batch } = await ctx.services.batches.create({
+        accountId: ctx.accountId, keyId: ctx.principal.keyId, nodeType: r.model.nodeType, subModelId, inputs: ok.map((p) => p.inputs),
+      });
+      batchId = batch.id;
+      started = new Map(ok.map((p, i) => [p.index, {
+        runId: batch.runs[i]!.runId, status: 'QUEUED', modelId: (subModelId ?? r.model.nodeType) as string, estimatedCredits: batch.runs[i]!.estimatedCredits,
+      }]));
+    } catch (err) {
+      // One batch, one answer: what refused it refused every item.
+      started = new Map(ok.map((p) => [p.index, failure(p.index, err)]));
+    }
+    runs = parsed.map((p) => {
+      const s = started.get(p.index);
+      return s ? { ...s, index: p.index } : p;
+    });
+  } else {
+    runs = await Promise.all(parsed.map(async (p) => {
+      if (!('inputs' in p)) return p;
+      try {
+        return { index: p.index, ...(await startModelRun(ctx, p.modelId, p.subModelId, p.inputs)) };
+      } catch (err) {
+        return failure(p.index, err);
+      }
+    }));
+  }
+  const count = runs.filter((r) => 'runId' in r).length;
   return {
-    text: [`${started} of ${items.length} runs started.`, ...runs.map((r) => ('runId' in r ? `- [${r.index}] Run ID: ${r.runId} (${r.modelId}) ${r.status}` : `- [${r.index}] not started: ${r.error}`)),
+    text: [`${count} of ${items.length} runs started${batchId ? ` as batch ${batchId} (one hold for all; GET /v1/batches/${batchId} for its progress)` : ''}.`,
+      ...runs.map((r) => ('runId' in r ? `- [${r.index}] Run ID: ${r.runId} (${r.modelId}) ${r.status}` : `- [${r.index}] not started: ${r.error}`)),
       'Call get_run_status with each runId to wait for its result.'].join('\n'),
-    structured: { runs, started, failed: items.length - started },
-    ...(started === 0 ? { isError: true } : {}),
+    structured: { runs, started: count, failed: items.length - count, ...(batchId ? { batchId } : {}) },
+    ...(count === 0 ? { isError: true } : {}),
   };
 }

@@ -42,13 +42,15 @@ export async function runTypeOf(ctx: ToolContext, runId: string): Promise<RunTyp
 
 export async function modelRunAnswer(ctx: ToolContext, runId: string): Promise<ToolAnswer> {
   const row = await ctx.services.nodeRuns.get(ctx.accountId, runId);
-  const v = await modelRunView(ctx.services.files, row);
+  // A queued run says where it stands in the queue (issue 29), from the process's shared snapshot.
+  const v = await modelRunView(ctx.services.files, row, row.status === 'QUEUED' ? await ctx.services.queuePositions.of(row.id) : undefined);
   const assets = v.files.map(asset);
   const still = !isTerminal(v.status);
   const lines = [
     `Run ID: ${v.id}`,
     statusLine(v.status, v.progress, still, v.progressMessage),
     `Model: ${v.subModelId ?? v.nodeType}`,
+    ...(typeof v.queuePosition === 'number' ? [`Queue position: ${v.queuePosition} run(s) ahead${v.estimatedStartAt ? `, expected to start about ${v.estimatedStartAt}` : ''}`] : []),
     ...(v.status === 'COMPLETED' ? [`Credits used: ${v.creditUsed} microcredits`] : [`Estimated credits: ${v.estimatedCredits} microcredits`]),
     ...(assets.length ? ['Assets:', ...assets.map((a) => `- ${a.url} (${a.contentType})`)] : []),
     ...(v.output ? [`Output: ${json(v.output)}`] : []),
@@ -61,6 +63,7 @@ export async function modelRunAnswer(ctx: ToolContext, runId: string): Promise<T
       assets, output: v.output, progress: v.progress, progressMessage: v.progressMessage,
       creditUsed: v.creditUsed, estimatedCredits: v.estimatedCredits, error: v.error, errorCode: v.errorCode, userMessage: v.userMessage,
       createdAt: v.createdAt, finishedAt: v.finishedAt,
+      ...(v.queuePosition !== undefined ? { queuePosition: v.queuePosition, estimatedStartAt: v.estimatedStartAt } : {}),
     },
   };
 }
