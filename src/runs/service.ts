@@ -7,7 +7,8 @@ import { CHANNELS, notify, type Notifier } from '../db/notifier.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { decodeCursor, pageOf } from '../pagination.js';
-import { balanceOf, insufficientCredits } from '../ledger/ledger.js';
+import { refusalOf } from '../ledger/ledger.js';
+import { checkModelScope, type KeyScope } from '../keys/scopes.js';
 import type { Queryable } from '../db/pool.js';
 import { checkKeyFormat, createOnce, Refused, type KeyClaim } from './idempotency.js';
 import type { Catalog } from '../catalog/catalog.js';
@@ -26,6 +27,9 @@ export type CreateModelRun = Static<typeof CreateNodeRunBody> & {
   nodeType: string;
   idempotencyKey?: string;
   cancelAfterSeconds?: number;
+  /** The API key the run is created with (its spend limits apply too), and its scope (its allow-list applies). */
+  keyId?: string | null;
+  scope?: KeyScope;
 };
 
 export interface CreatedRun {
@@ -62,6 +66,7 @@ export class ModelRunService {
         extra: { replacement: model.deprecated.replacement },
       });
     }
+    checkModelScope(c.scope, model);
     const input = this.catalog.validateInput(mode, call.input, { path: 'body.input' });
     checkInlineAudio(mode, input, 'body.input');
     const webhook = parseWebhookConfig(c.webhook, NODE_RUN_EVENTS);
@@ -79,19 +84,18 @@ export class ModelRunService {
     // a refusal or an Idempotency-Key seen before (runs/idempotency.ts).
     const runId = newId('run');
     // Fair shares (queue/fairness.ts): the job goes behind its own account's live runs, not everyone's.
-    const job = this.queue.runJobInsert('run', { runId, kind: 'node' }, timeout + 60, 15, { prioritySql: fairPrioritySql('$2') });
+    const job = this.queue.runJobInsert('run', { runId, kind: 'node' }, timeout + 60, 16, { prioritySql: fairPrioritySql('$2') });
     const sql = q.createRunStatement(job.sql);
     const values = [
       runId, c.accountId, 'node', model.nodeType, resolved.subModelId, null, input, cost, webhook ?? null,
-      c.cancelAfterSeconds ?? null, timeout, c.idempotencyKey ?? null, requestHash, 'node-run', ...job.values,
+      c.cancelAfterSeconds ?? null, timeout, c.idempotencyKey ?? null, requestHash, 'node-run', c.keyId ?? null, ...job.values,
     ];
     const claim = c.idempotencyKey === undefined ? null : { accountId: c.accountId, key: c.idempotencyKey, scope: 'node-run' as const, requestHash };
     const once = await createOnce(this.db, claim, async () => {
       const run = (await this.db.queryPrepared('atelier_create_node_run', sql, values)).rows[0];
       if (run) return run;
-      // No row: the hold was refused (ledger/queries.ts holdSql), or there is no such account (balanceOf says which).
-      const b = await balanceOf(this.db, c.accountId);
-      throw new Refused(insufficientCredits(cost, b.available));
+      // No row: a spend limit or the balance refused the hold (ledger/queries.ts holdSql), or there is no such account (refusalOf says which).
+      throw new Refused(await refusalOf(this.db, c.accountId, c.keyId ?? null, cost));
     });
     if ('replayOf' in once) return { run: (await this.db.query(q.RUN_BY_ID, [once.replayOf])).rows[0], replayed: true };
     this.db.notifyAfterCommit(CHANNELS.jobs);

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { deliveryInsertSql, eventInsertSql } from '../events/queries.js';
 import { entrySql, settleHoldSql } from '../ledger/queries.js';
+import { budgetSettleSql } from '../ledger/queries/budgets.js';
 
 /** SQL of workflow runs: their node rows (runService.ts), node execution (executor.ts) and node charging (nodeCharge.ts). */
 
@@ -16,8 +17,8 @@ export const NODE_RUNS_OF = `SELECT * FROM node_runs WHERE run_id = ANY($1)`;
 export const RUNS_OF_ACCOUNT = `SELECT * FROM runs WHERE id = ANY($1) AND account_id = $2`;
 
 /** A new workflow run, QUEUED and holding its estimate ($5). */
-export const INSERT_RUN = `INSERT INTO runs (id, account_id, kind, workflow_id, status, input, estimated_microcredits, reserved_microcredits, webhook, cancel_after, graph)
-  VALUES ($1, $2, 'workflow', $3, 'QUEUED', $4, $5, $5, $6, CASE WHEN $7::int IS NULL THEN NULL ELSE now() + make_interval(secs => $7) END, $8) RETURNING *`;
+export const INSERT_RUN = `INSERT INTO runs (id, account_id, kind, workflow_id, status, input, estimated_microcredits, reserved_microcredits, webhook, cancel_after, graph, key_id)
+  VALUES ($1, $2, 'workflow', $3, 'QUEUED', $4, $5, $5, $6, CASE WHEN $7::int IS NULL THEN NULL ELSE now() + make_interval(secs => $7) END, $8, $9) RETURNING *`;
 
 /** A new workflow run's node rows, PENDING and holding their estimates: $2 ids, $3 types, $4 sub-models, $5 estimates. */
 export const INSERT_NODE_RUNS = `INSERT INTO node_runs (run_id, node_id, node_type, sub_model_id, status, estimated_microcredits, reserved_microcredits)
@@ -151,7 +152,7 @@ WITH o AS (
   ${settleHoldSql('$8::text', 's.held', `CASE WHEN $3::text = 'COMPLETED' THEN s.held ELSE 0 END`, 'settled s', 's.held > 0')}
 ), entry AS (
   ${entrySql({ account: '$8::text', kind: `CASE WHEN $3::text = 'COMPLETED' THEN 'capture' ELSE 'release' END`, posted: `CASE WHEN $3::text = 'COMPLETED' THEN -s.held ELSE 0 END`, reserved: '-s.held', run: '$1', note: '$9' }, 'settled s', 's.held > 0')}
-), cached AS (
+)${budgetSettleSql('$1::text', 's.held', `CASE WHEN $3::text = 'COMPLETED' THEN s.held ELSE 0 END`, 'balance, settled s')}, cached AS (
   ${cacheStoreSql({ account: '$8::text', key: 's.cache_key', nodeType: 's.node_type', output: '$4::jsonb', workflow: '$15', run: '$1' }, 'settled s', `$3::text = 'COMPLETED'`)}
 ), event AS (
   ${eventInsertSql({ eventId: '$10::text', account: '$8::text', run: '$1', type: '$11', payload: '$12' }, 'settled')}

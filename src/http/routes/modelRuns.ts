@@ -38,6 +38,8 @@ export async function modelRunRoutes(app: TypedApp, { services }: { services: Se
     const wait = parsePreferWait(header(req, 'prefer'));
     const { run, replayed } = await runs.create({
       accountId: principal.accountId,
+      keyId: principal.keyId,
+      scope: principal.scope,
       nodeType: req.params.nodeType,
       subModelId: body.subModelId,
       input: body.input ?? {},

@@ -39,6 +39,7 @@ export async function workflowRunRoutes(app: TypedApp, { services }: { services:
     const wait = parsePreferWait(header(req, 'prefer'));
     const { run, replayed } = await runs.create({
       accountId, workflowId: body.workflowId, values: body.values, webhook: body.webhook,
+      keyId: principalOf(req).keyId, scope: principalOf(req).scope,
       idempotencyKey: header(req, 'idempotency-key'), cancelAfterSeconds: parseCancelAfter(header(req, 'cancel-after')),
     });
     return answerCreatedRun(reply, {
