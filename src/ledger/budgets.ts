@@ -90,22 +90,3 @@ export async function budgetRefusal(db: Queryable, accountId: string, keyId: str
     extra: { limit: { ...b }, requiredMicrocredits: Number(amount) },
   });
 }
-
-export interface OverspentBudget {
-  accountId: string;
-  keyId: string | null;
-  period: BudgetPeriod;
-  limitMicrocredits: number;
-  spentMicrocredits: number;
-}
-
-/** Limits whose current period's spend passed them without the limit having been lowered (atelier doctor). */
-export async function overspentBudgets(db: Queryable): Promise<OverspentBudget[]> {
-  const rows = await rowsOf<BudgetRow & { account_id: string }>(db, q.OVERSPENT_BUDGETS, []);
-  return rows.map((r) => ({ accountId: r.account_id, keyId: r.key_id, period: r.period, limitMicrocredits: Number(r.limit_microcredits), spentMicrocredits: Number(r.spent_microcredits) }));
-}
-
-/** Limits whose live holds of the period add up to more than their spend (they never may: doctor). */
-export async function budgetsBelowHolds(db: Queryable): Promise<number> {
-  return (await rowsOf<{ id: string }>(db, q.BUDGET_HOLDS_BEYOND_SPEND, [])).length;
-}

@@ -13,10 +13,11 @@ CREATE TABLE budgets (
   spent_microcredits  bigint NOT NULL DEFAULT 0 CHECK (spent_microcredits >= 0),
   -- The highest threshold (50, 80, 100 %) already announced in this period: each is sent once.
   notified_percent    integer NOT NULL DEFAULT 0,
-  -- When the limit was last set: a limit lowered below the period's spend is not an overspend (doctor).
-  limit_set_at        timestamptz NOT NULL DEFAULT now()
+  -- When the limit was last lowered: a limit lowered below the period's spend is not an overspend (doctor).
+  lowered_at          timestamptz NOT NULL DEFAULT 'epoch'
 );
-CREATE UNIQUE INDEX budgets_scope ON budgets (account_id, COALESCE(key_id, ''), period);
+-- One limit per key and period, and one per account and period (key and account ids never coincide: kinds differ).
+CREATE UNIQUE INDEX budgets_scope ON budgets (COALESCE(key_id, account_id), period);
 -- A key's limits apply whichever account the key acts for (a user may switch organizations).
 CREATE INDEX budgets_key ON budgets (key_id) WHERE key_id IS NOT NULL;
 

@@ -126,17 +126,22 @@ export const REFUSING_BUDGET = `SELECT * FROM (SELECT ${VIEW_COLUMNS} FROM budge
  */
 export const SET_BUDGET = `INSERT INTO budgets (account_id, key_id, period, limit_microcredits, period_start)
   VALUES ($1, $2, $3, $4, ${periodStartSql('$3::text')})
-  ON CONFLICT (account_id, COALESCE(key_id, ''), period) DO UPDATE SET limit_microcredits = EXCLUDED.limit_microcredits, limit_set_at = now()`;
+  ON CONFLICT (COALESCE(key_id, account_id), period) DO UPDATE SET limit_microcredits = EXCLUDED.limit_microcredits,
+    lowered_at = CASE WHEN EXCLUDED.limit_microcredits < budgets.limit_microcredits THEN now() ELSE budgets.lowered_at END`;
 
 export const REMOVE_BUDGET = `DELETE FROM budgets WHERE (CASE WHEN $2::text IS NULL THEN account_id = $1 AND key_id IS NULL ELSE key_id = $2::text END) AND period = $3`;
 
 /**
- * Limits whose current period's spend passed them (atelier doctor): none may, unless the limit was
- * lowered during the period.
+ * atelier doctor's findings (ops/doctorChecks.ts): a limit whose current period's spend passed it (none may,
+ * unless the limit was lowered during the period: kind 'over'), or whose spend is less than the live holds
+ * counted in it (kind 'below_holds': a release gave back more than was held).
  */
-export const OVERSPENT_BUDGETS = `SELECT * FROM (SELECT ${VIEW_COLUMNS}, g.limit_set_at, g.period_start AS counted_start FROM budgets g) v
-  WHERE v.spent_microcredits > v.limit_microcredits AND v.limit_set_at < v.counted_start`;
-
-/** Limits whose spend disagrees with what live holds and captures recorded this period (doctor): $1 none. */
-export const BUDGET_HOLDS_BEYOND_SPEND = `SELECT g.id, g.spent_microcredits, sum(h.amount)::bigint AS held FROM budgets g JOIN budget_holds h ON h.budget_id = g.id AND h.period_start = g.period_start
-  GROUP BY g.id HAVING sum(h.amount) > g.spent_microcredits`;
+export const BUDGET_SPEND_FINDINGS = `
+SELECT g.id, g.account_id, g.key_id, g.period, g.limit_microcredits, g.spent_microcredits, NULL::bigint AS held, 'over' AS kind
+  FROM budgets g
+ WHERE g.period_start = ${periodStartSql('g.period')} AND g.spent_microcredits > g.limit_microcredits AND g.lowered_at < g.period_start
+UNION ALL
+SELECT g.id, g.account_id, g.key_id, g.period, g.limit_microcredits, g.spent_microcredits, sum(h.amount)::bigint, 'below_holds'
+  FROM budgets g JOIN budget_holds h ON h.budget_id = g.id AND h.period_start = g.period_start
+ GROUP BY g.id HAVING sum(h.amount) > g.spent_microcredits
+ ORDER BY 1 LIMIT 1000`;
