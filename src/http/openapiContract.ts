@@ -62,7 +62,7 @@ export const OPERATION_IDS: Record<string, string> = {
 const STATUS_TEXT: Record<string, string> = {
   200: 'OK', 201: 'Created', 202: 'Accepted: the run is queued (or, with Prefer: wait, still going)', 204: 'No Content', 206: 'Partial Content (a Range request)',
   400: 'Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES …', 401: 'Missing, invalid, expired or revoked API key (or an invalid signed URL)',
-  403: 'Forbidden: not enough credits (INSUFFICIENT_CREDITS), a spend limit of the account or the key would be passed (BUDGET_EXCEEDED, naming the limit and when it resets), the key's role or model allow-list refuses the call (KEY_ROLE, KEY_SCOPE_MODEL), or a system workflow cannot be changed', 404: 'Not found (or another account\'s)', 405: 'Method not allowed',
+  403: 'Forbidden: not enough credits (INSUFFICIENT_CREDITS), a spend limit of the account or of the key would be passed (BUDGET_EXCEEDED, naming the limit and when it resets), its role or model allow-list refuses the call (KEY_ROLE, KEY_SCOPE_MODEL), or a system workflow cannot be changed', 404: 'Not found (or another account\'s)', 405: 'Method not allowed',
   409: 'Conflict: Idempotency-Key reused with another body, or a concurrent change', 410: 'The model is deprecated; the message names its replacement',
   413: 'Body over the size limit', 415: 'The body is not application/json', 416: 'Range not satisfiable', 429: 'Rate limited; retry after Retry-After seconds',
   500: 'Internal error (a bug; never for bad input)', 503: 'Temporarily unavailable (the model cannot run here now, or the database connection was lost); retry',

@@ -42,7 +42,7 @@ test('a read-only key reads and estimates but cannot run', async () => {
   assert.notEqual(est.status, 403, est.text);
 });
 
-test('a key limited to espeak_tts gets 403 KEY_SCOPE_MODEL on poster_render, and so does a workflow with such a node', async () => {
+test('a key limited to espeak_tts gets 403 KEY_SCOPE_MODEL on poster_render; category and provider lists refuse likewise', async () => {
   const k = await scopedKey('tts only', { nodeTypes: ['espeak_tts'] });
   const refused = expectErrorBody(await srv.request('POST', '/v1/nodes/poster_render/run', { key: k.key, body: { input: {} } }), 403, 'KEY_SCOPE_MODEL');
   assert.equal(refused.scope, 'nodeTypes');
@@ -60,7 +60,7 @@ test('a key limited to espeak_tts gets 403 KEY_SCOPE_MODEL on poster_render, and
   assert.equal(p.scope, 'providers');
 });
 
-test('listings show the scopes: GET /v1/keys, PATCH changes them, the CLI and the web page show them', async () => {
+test('listings show the scopes: GET /v1/keys and the CLI; PATCH changes them at once', async () => {
   const k = await scopedKey('listed', { role: 'run-only', nodeTypes: ['espeak_tts'], budgets: { day: 5000 } });
   const list = await srv.request('GET', '/v1/keys', { key: full.key });
   assert.equal(list.status, 200, list.text);
