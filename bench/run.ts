@@ -20,6 +20,7 @@ import { fairness } from './scenarios/fairness.js';
 import { hostileNeighbour } from './scenarios/hostileNeighbour.js';
 import { uploadThroughput } from './scenarios/uploadThroughput.js';
 import { footprint } from './scenarios/footprint.js';
+import { budgetCheck } from './scenarios/budgetCheck.js';
 
 const args = process.argv.slice(2);
 // `npm run bench -- --models`: the model quality and speed benchmark (bench/models.ts), on its own.
@@ -52,6 +53,7 @@ const scenarios: Array<[string, string, () => Promise<Row[]>]> = [
   ['fairness', 'fair shares: B\'s enqueue→RUNNING while A holds a backlog', () => fairness(pg, { bRuns: 15, aBacklog: 6, workerConcurrency: 2, accountConcurrency: 1 })],
   ['deploy', 'start to ready, engine child cold start (compiled vs tsx), idle memory after npm start', () => footprint(pg, { rounds: value('rounds', 3), settleSeconds: 20 })],
   ['g', 'hostile neighbour: /healthz and GET /v1/models p99 while hostile and heavy runs execute', () => hostileNeighbour(pg, { seconds })],
+  ['budget', 'cost of the spend-limit check on run creation: creates/s with budgets set vs without', () => budgetCheck(pg, { seconds, connections: 20, rounds: 2 })],
   ['upload', 'upload throughput: POST /v1/files to the local store vs copying the bytes on disk', () => uploadThroughput(pg, { megabytes: 256, rounds: 2 })],
 ];
 try {
