@@ -2,6 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectErrorBody, startTestServer, type TestServer } from '../helpers/server.js';
 import { runCli } from '../helpers/cli.js';
+import { WebClient } from '../web/webClient.js';
 
 // Issue 29 item 2: scoped keys. A role (full, run-only, read-only) and an allow-list of models; a refused
 // call answers 403 with a code naming the scope; listings (API, CLI, web page) show the scopes.
@@ -86,4 +87,24 @@ test('listings show the scopes: GET /v1/keys and the CLI; PATCH changes them at 
   const cli = await runCli(['keys', 'list', '--email', full.email], { DATABASE_URL: srv.databaseUrl, DATA_DIR: srv.dataDir });
   assert.equal(cli.code, 0, cli.stderr);
   assert.match(cli.stdout, /listed.*read-only.*providers local.*month 0\/9000/);
+});
+
+test("the web app's key page sets the role, allow-list and spend limits, and the key table shows them", async () => {
+  const k = await scopedKey('web scoped', {});
+  const web = new WebClient(srv.url);
+  assert.equal((await web.signIn(full.email, 'correct horse battery')).status, 303);
+  const token = await web.csrf(`/settings/api-keys/${k.id}/edit`);
+  const saved = await web.post(`/settings/api-keys/${k.id}`, {
+    _csrf: token, label: 'web scoped', perMinute: '1000', perDay: '10000', role: 'run-only', nodeTypes: 'espeak_tts, word_count', categories: '', providers: '',
+    dayLimit: '7000', monthLimit: '', totalLimit: '',
+  });
+  assert.equal(saved.status, 303, saved.text.slice(0, 500));
+  const page = (await web.get('/settings/api-keys')).text;
+  const row = page.slice(page.indexOf(`data-key-id="${k.id}"`));
+  assert.match(row.slice(0, 2000), /Run only[\s\S]*Models: espeak_tts, word_count[\s\S]*Today: 0 of 7,000 µc/);
+  expectErrorBody(await srv.request('POST', '/v1/nodes/poster_render/run', { key: k.key, body: { input: {} } }), 403, 'KEY_SCOPE_MODEL');
+  // A bad limit is answered on the form, in its words.
+  const bad = await web.post(`/settings/api-keys/${k.id}`, { _csrf: token, label: 'web scoped', perMinute: '1000', perDay: '10000', role: 'full', dayLimit: '-5' });
+  assert.equal(bad.status, 400);
+  assert.match(bad.text, /Spend limit per UTC day/);
 });
