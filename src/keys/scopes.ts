@@ -35,7 +35,8 @@ function runOnlyRefuses(method: string, route: string): string | undefined {
 
 /** The refusal of a call the key's role does not allow, or undefined. `route`: the matched route's pattern. */
 export function roleRefusal(role: KeyRole, method: string, route: string | undefined): AppError | undefined {
-  if (role === 'full' || !route) return undefined;
+  // MCP's one route carries reads and runs alike: its run tools are refused by the services (checkModelScope).
+  if (role === 'full' || !route || route === '/mcp') return undefined;
   if (role === 'read-only') {
     if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || READ_POSTS.has(route)) return undefined;
     return new AppError('KEY_ROLE', `this key is read-only: ${method} ${route} is refused`, { extra: { role } });
@@ -47,6 +48,7 @@ export function roleRefusal(role: KeyRole, method: string, route: string | undef
 /** Throws KEY_SCOPE_MODEL when the key's allow-list does not include the model. `where`: e.g. "node n1". */
 export function checkModelScope(scope: KeyScope | undefined, model: { nodeType: string; category: string; provider: string }, where?: string): void {
   if (!scope) return;
+  if (scope.role === 'read-only') throw new AppError('KEY_ROLE', 'this key is read-only: it may not start runs', { extra: { role: scope.role } });
   const refusedBy =
     scope.nodeTypes && !scope.nodeTypes.includes(model.nodeType) ? 'nodeTypes'
       : scope.categories && !scope.categories.includes(model.category) ? 'categories'
