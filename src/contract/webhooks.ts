@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 
 /** Event types (spec 6.2): what a webhook may subscribe to and a run's event stream carries. */
-export const EVENT_TYPES = ['run.started', 'run.completed', 'run.failed', 'run.canceled', 'node.completed', 'node.failed'] as const;
+export const EVENT_TYPES = ['run.started', 'run.completed', 'run.failed', 'run.canceled', 'node.completed', 'node.failed', 'budget.threshold'] as const;
 
 // Request shapes of the webhook endpoints: the routes validate them and the delivery log takes their Static<> types.
 

@@ -56,12 +56,13 @@ export const OPEN_BALANCE = `INSERT INTO account_balances (account_id) VALUES ($
  * $1 account, $2 amount, $3 run, $4 note, $5 key (NULL: the key the run was created with, if any).
  */
 export const HOLD_AND_RECORD = `WITH run_key AS (
-    SELECT COALESCE($5::text, (SELECT key_id FROM runs WHERE id = $3::text)) AS key_id
+    SELECT COALESCE($5::text, r.key_id) AS key_id, r.webhook, COALESCE(r.workflow_id, r.node_type) AS workflow
+      FROM (SELECT 1) one LEFT JOIN runs r ON r.id = $3::text
   ), ${budgetGateSql('$1::text', '(SELECT key_id FROM run_key)', '$2::bigint')} b AS (
     ${holdSql('$1::text', '$2::bigint', 'budget_ok', 'budget_ok.ok')}
   ), e AS (
     ${entrySql({ account: '$1::text', kind: `'reserve'`, posted: '0', reserved: '$2::bigint', run: '$3::text', note: '$4::text' }, 'b')}
-  )${budgetTakeSql({ account: '$1::text', run: '$3::text', amount: '$2::bigint', hold: 'b' })}
+  )${budgetTakeSql({ account: '$1::text', run: '$3::text', amount: '$2::bigint', hold: 'b', webhook: '(SELECT webhook FROM run_key)', workflow: '(SELECT workflow FROM run_key)' })}
   SELECT b.posted, b.reserved FROM b`;
 
 /**

@@ -108,3 +108,32 @@ test("the web app's key page sets the role, allow-list and spend limits, and the
   assert.equal(bad.status, 400);
   assert.match(bad.text, /Spend limit per UTC day/);
 });
+
+test("a workflow run whose model node the key's allow-list excludes is refused before anything is held", async () => {
+  const fields = [{ id: 'text', name: 'text', type: 'text' }];
+  const wf = await srv.request('POST', '/v1/workflows', {
+    key: full.key,
+    body: {
+      name: 'count words', requestFields: fields,
+      nodes: [
+        { id: 'req', type: 'request', position: { x: 0, y: 0 }, data: { fields } },
+        { id: 'count', type: 'word_count', position: { x: 200, y: 0 }, data: {} },
+        { id: 'res', type: 'response', position: { x: 400, y: 0 }, data: {} },
+      ],
+      edges: [
+        { id: 'e1', source: 'req', sourceHandle: 'text', target: 'count', targetHandle: 'in:text' },
+        { id: 'e2', source: 'count', sourceHandle: 'out:words', target: 'res', targetHandle: 'words' },
+      ],
+    },
+  });
+  assert.equal(wf.status, 201, wf.text);
+  const k = await scopedKey('tts for workflows', { role: 'run-only', nodeTypes: ['espeak_tts'] });
+  const before = (await srv.request('GET', '/v1/credits/balance', { key: full.key })).body;
+  const refused = expectErrorBody(await srv.request('POST', '/v1/runs', { key: k.key, body: { workflowId: wf.body.id, values: { [wf.body.requestNodeId]: { text: 'a b' } } } }), 403, 'KEY_SCOPE_MODEL');
+  assert.match(refused.message, /node count: this key may not run word_count/);
+  assert.deepEqual((await srv.request('GET', '/v1/credits/balance', { key: full.key })).body, before);
+  // The same run with a key allowed word_count is created (a run-only key may run workflows).
+  const ok = await scopedKey('counter', { role: 'run-only', nodeTypes: ['word_count'] });
+  const run = await srv.request('POST', '/v1/runs', { key: ok.key, body: { workflowId: wf.body.id, values: { [wf.body.requestNodeId]: { text: 'a b' } } } });
+  assert.equal(run.status, 202, run.text);
+});

@@ -75,7 +75,7 @@ test('1,000 concurrent creates from two API processes: a daily key budget admitt
 
   // Thresholds: 50 %, 80 % and 100 % each announced once, on the runs that crossed them.
   const events = (await db.query(`SELECT payload FROM events WHERE account_id = $1 AND type = 'budget.threshold' ORDER BY id`, [u.accountId])).rows;
-  assert.deepEqual(events.map((e: any) => e.payload.percent), [50, 80, 100]);
+  assert.deepEqual(events.map((e: any) => [e.payload.type, e.payload.data.percent, e.payload.data.scope, e.payload.data.limitMicrocredits]), [['budget.threshold', 50, 'key', 137000], ['budget.threshold', 80, 'key', 137000], ['budget.threshold', 100, 'key', 137000]]);
 
   // atelier doctor agrees: no period's spend passed its limit, and the ledger sums hold.
   const doctor = await runCli(['doctor', '--json'], { DATABASE_URL: a.databaseUrl, DATA_DIR: a.dataDir });

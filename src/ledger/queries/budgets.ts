@@ -54,11 +54,13 @@ function levelSql(spent: Sql, lim: Sql): string {
 /**
  * CTEs (starting with a comma) that count a hold made by the CTE named `hold` against the limits locked by
  * budgetGateSql: each limit's spend moves into the current period, the run's share is recorded for its
- * release, and a limit that crossed 50, 80 or 100 % gets its budget.threshold event (once per period) —
- * delivered to `webhook` (the run's webhook, a jsonb expression) when it has one with no event filter.
+ * release, and a limit that crossed 50, 80 or 100 % gets its budget.threshold event (once per period) on
+ * the run's event stream, delivered to `webhook` (the run's webhook, a jsonb expression) when it wants it.
+ * `workflow`: the payload's workflowId (the node type of a model run).
  */
-export function budgetTakeSql(e: { account: Sql; run: Sql; amount: Sql; hold: string; webhook?: Sql }): string {
-  const webhook = e.webhook ?? 'NULL::jsonb';
+export function budgetTakeSql(e: { account: Sql; run: Sql; amount: Sql; hold: string; webhook: Sql; workflow: Sql }): string {
+  const webhook = `(${e.webhook})`;
+  const wanted = `t.notified_percent > t.was_notified`;
   return `, budget_take AS (
   UPDATE budgets g SET period_start = l.start, spent_microcredits = l.spent + ${e.amount},
          notified_percent = GREATEST(l.notified, ${levelSql(`(l.spent + ${e.amount})`, 'l.lim')})
@@ -75,13 +77,16 @@ export function budgetTakeSql(e: { account: Sql; run: Sql; amount: Sql; hold: st
 ), budget_event AS (
   ${eventInsertSql({
     eventId: 't.event_id', account: e.account, run: e.run, type: `'budget.threshold'`,
-    payload: `jsonb_build_object('type', 'budget.threshold', 'percent', t.notified_percent, 'scope', CASE WHEN t.key_id IS NULL THEN 'account' ELSE 'key' END,
-      'keyId', t.key_id, 'period', t.period, 'limitMicrocredits', t.limit_microcredits, 'spentMicrocredits', t.spent_microcredits,
-      'periodStart', t.period_start, 'resetsAt', ${periodEndSql('t.period', 't.period_start')}, 'runId', ${e.run})`,
-  }, 'budget_take t', 't.notified_percent > t.was_notified')}
+    // The delivered body's shape (events/types.ts EventPayload), as events/outbox.ts eventRow builds it.
+    payload: `jsonb_build_object('success', true, 'type', 'budget.threshold', 'runId', ${e.run}, 'workflowId', ${e.workflow},
+      'data', jsonb_build_object('percent', t.notified_percent, 'scope', CASE WHEN t.key_id IS NULL THEN 'account' ELSE 'key' END,
+        'keyId', t.key_id, 'period', t.period, 'limitMicrocredits', t.limit_microcredits, 'spentMicrocredits', t.spent_microcredits,
+        'periodStart', t.period_start, 'resetsAt', ${periodEndSql('t.period', 't.period_start')}),
+      'metadata', ${webhook}->'metadata', 'error', NULL, 'createdAt', now())`,
+  }, 'budget_take t', wanted)}
 ), budget_delivery AS (
-  ${deliveryInsertSql({ eventId: 't.event_id', account: e.account, run: e.run, url: `(${webhook})->>'url'`, headers: `(${webhook})->'headers'` },
-    'budget_take t', `t.notified_percent > t.was_notified AND (${webhook}) IS NOT NULL AND (${webhook})->'events' IS NULL`)}
+  ${deliveryInsertSql({ eventId: 't.event_id', account: e.account, run: e.run, url: `${webhook}->>'url'`, headers: `${webhook}->'headers'` },
+    'budget_take t', `${wanted} AND ${webhook} IS NOT NULL AND (${webhook}->'events' IS NULL OR ${webhook}->'events' ? 'budget.threshold')`)}
 )`;
 }
 
