@@ -150,19 +150,9 @@ export async function ledgerPage(db: Queryable, accountId: string, beforeId: big
 }
 
 /**
- * Adds `amount` to a run's hold with a note (a workflow node priced at its actual input). Writes nothing
- * and returns the available balance when that balance cannot cover it; undefined when it was reserved.
- */
-export async function reserveMore(tx: Queryable, accountId: string, amount: bigint, runId: string, note: string): Promise<bigint | undefined> {
-  const refused = await reserveMoreOrRefusal(tx, accountId, amount, runId, note);
-  if (refused?.code === 'INSUFFICIENT_CREDITS') return BigInt(refused.extra!.availableMicrocredits as number);
-  if (refused) return (await balanceOf(tx, accountId)).available;
-  return undefined;
-}
-
-/**
- * As reserveMore, checked against the spend limits of the account and of the key the run was created
- * with: undefined when reserved, else the refusal (BUDGET_EXCEEDED or INSUFFICIENT_CREDITS), nothing written.
+ * Adds `amount` to a run's hold with a note (a workflow node priced at its actual input), checked against
+ * the balance and the spend limits of the account and of the key the run was created with: undefined when
+ * reserved, else the refusal (BUDGET_EXCEEDED or INSUFFICIENT_CREDITS), and then nothing is written.
  */
 export async function reserveMoreOrRefusal(tx: Queryable, accountId: string, amount: bigint, runId: string, note: string): Promise<AppError | undefined> {
   // No upper bound here (unlike a grant): an amount no balance can cover is simply refused below.

@@ -926,6 +926,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "budget.threshold": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The budget.threshold event
+         * @description Sent to the run's webhook.url, with webhook-id (the event id), webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of id.timestamp.body>) headers. Any 2xx is delivered; 410 stops; anything else is retried on the schedule.
+         */
+        post: operations["webhook.budget.threshold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1228,7 +1248,7 @@ export interface components {
                 };
             };
         };
-        EventType: "run.started" | "run.completed" | "run.failed" | "run.canceled" | "node.completed" | "node.failed";
+        EventType: "run.started" | "run.completed" | "run.failed" | "run.canceled" | "node.completed" | "node.failed" | "budget.threshold";
         WebhookEvent: {
             /** @description false for run.failed, run.canceled and node.failed */
             success: boolean;
@@ -9089,6 +9109,39 @@ export interface operations {
         };
     };
     "webhook.node.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no more attempts */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.budget.threshold": {
         parameters: {
             query?: never;
             header: {
