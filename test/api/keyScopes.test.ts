@@ -122,7 +122,7 @@ test("a workflow run whose model node the key's allow-list excludes is refused b
       ],
       edges: [
         { id: 'e1', source: 'req', sourceHandle: 'text', target: 'count', targetHandle: 'in:text' },
-        { id: 'e2', source: 'count', sourceHandle: 'out:words', target: 'res', targetHandle: 'words' },
+        { id: 'e2', source: 'count', sourceHandle: 'out:words', target: 'res', targetHandle: 'result' },
       ],
     },
   });
