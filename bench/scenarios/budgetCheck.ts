@@ -6,16 +6,21 @@ import { setLimits } from '../../src/ledger/budgets.js';
 
 let userCounter = 0;
 
-/** Keys of fresh users with plenty of credits; with `budgets`, every spend limit set (key and account, day, month, total), none ever reached. */
-async function keys(svc: BenchService, n: number, budgets: boolean): Promise<string[]> {
-  const limits = { day: 10 ** 13, month: 10 ** 13, total: 10 ** 13 };
+type Limits = 'none' | 'one' | 'six';
+
+/**
+ * Keys of fresh users with plenty of credits and spend limits never reached: none; one (the key's daily
+ * limit, the common case); or six (key and account, day, month and total: the most a create checks).
+ */
+async function keys(svc: BenchService, n: number, budgets: Limits): Promise<string[]> {
+  const limits = budgets === 'six' ? { day: 10 ** 13, month: 10 ** 13, total: 10 ** 13 } : { day: 10 ** 13 };
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
-    const user = await svc.services.accounts.createUser({ email: `budget${++userCounter}-${budgets ? 'on' : 'off'}-${process.pid}@example.com`, password: 'bench password 1' });
+    const user = await svc.services.accounts.createUser({ email: `budget${++userCounter}-${budgets}-${process.pid}@example.com`, password: 'bench password 1' });
     await svc.services.credits.grant(user.actingAccountId, 10n ** 14n);
-    const k = await svc.services.keys.create(user, { label: 'bench', perMinute: 10_000, perDay: 100_000, ...(budgets ? { budgets: limits } : {}) });
+    const k = await svc.services.keys.create(user, { label: 'bench', perMinute: 10_000, perDay: 100_000, ...(budgets !== 'none' ? { budgets: limits } : {}) });
     // The account's own limits too: a create then checks six limits in its one statement.
-    if (budgets) await setLimits(svc.services.db, user.actingAccountId, null, limits);
+    if (budgets === 'six') await setLimits(svc.services.db, user.actingAccountId, null, limits);
     out.push(k.key);
   }
   return out;
@@ -29,27 +34,31 @@ async function keys(svc: BenchService, n: number, budgets: boolean): Promise<str
 export async function budgetCheck(pgInfo: BenchPostgres, opts: { seconds: number; connections: number; rounds: number }): Promise<Row[]> {
   const svc = await startService(pgInfo, ['api']);
   try {
-    const plain = await keys(svc, 10, false);
-    const limited = await keys(svc, 10, true);
+    const sets = { none: await keys(svc, 10, 'none'), one: await keys(svc, 10, 'one'), six: await keys(svc, 10, 'six') };
     const body = JSON.stringify({ input: { text: 'hello world' } });
     const url = `${svc.url}/v1/nodes/word_count/run`;
-    await hammer({ url, method: 'POST', body, connections: opts.connections, seconds: 2, keys: plain });
-    await hammer({ url, method: 'POST', body, connections: opts.connections, seconds: 2, keys: limited });
-    let without = 0;
-    let withBudgets = 0;
+    for (const k of Object.values(sets)) await hammer({ url, method: 'POST', body, connections: opts.connections, seconds: 2, keys: k });
+    const rps = { none: 0, one: 0, six: 0 };
     let bad = 0;
+    // Rounds interleave the three, so a change in the machine's load falls on all of them alike.
     for (let r = 0; r < opts.rounds; r++) {
-      const a = await hammer({ url, method: 'POST', body, connections: opts.connections, seconds: opts.seconds, keys: plain });
-      const b = await hammer({ url, method: 'POST', body, connections: opts.connections, seconds: opts.seconds, keys: limited });
-      without += a.rps / opts.rounds;
-      withBudgets += b.rps / opts.rounds;
-      bad += a.non2xx + a.errors + b.non2xx + b.errors;
+      for (const which of ['none', 'one', 'six'] as const) {
+        const got = await hammer({ url, method: 'POST', body, connections: opts.connections, seconds: opts.seconds, keys: sets[which] });
+        rps[which] += got.rps / opts.rounds;
+        bad += got.non2xx + got.errors;
+      }
     }
-    return [row({
-      scenario: 'budget. spend-limit check', metric: `creates/s with six spend limits set (${opts.connections} connections, API process only)`, figure: withBudgets, unit: 'runs/s',
-      baseline: without, baselineLabel: 'creates/s with no limits, same run', goal: 'ratio ≥ 0.9', met: withBudgets / without >= 0.9,
-      note: bad ? `${bad} non-2xx or errors` : undefined,
-    })];
+    const note = bad ? `${bad} non-2xx or errors` : undefined;
+    return [
+      row({
+        scenario: 'budget. spend-limit check', metric: `creates/s with the key's daily limit set (${opts.connections} connections, API process only)`, figure: rps.one, unit: 'runs/s',
+        baseline: rps.none, baselineLabel: 'creates/s with no limits, same run', goal: 'ratio ≥ 0.9', met: rps.one / rps.none >= 0.9, note,
+      }),
+      row({
+        scenario: 'budget. spend-limit check', metric: `creates/s with six limits set (key and account × day, month, total)`, figure: rps.six, unit: 'runs/s',
+        baseline: rps.none, baselineLabel: 'creates/s with no limits, same run', goal: 'ratio ≥ 0.9', met: rps.six / rps.none >= 0.9, note,
+      }),
+    ];
   } finally {
     await svc.stop();
   }

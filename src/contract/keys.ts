@@ -13,7 +13,7 @@ export const BudgetSchema = Type.Object({
   spentMicrocredits: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Held or charged in the current period: holds count when reserved, releases give back, captures keep' }),
   periodStart: Type.String({ format: 'date-time' }),
   resetsAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-});
+}, { $id: 'Budget' });
 
 export const ApiKeySchema = Type.Object({
   id: Type.String(),
@@ -30,8 +30,11 @@ export const ApiKeySchema = Type.Object({
   nodeTypes: Names,
   categories: Names,
   providers: Names,
-  budgets: Type.Array(BudgetSchema),
-});
+  budgets: Type.Array(Type.Ref(BudgetSchema)),
+}, { $id: 'ApiKey' });
+
+/** The shared schemas above, registered once on the app (app/app.ts) so the document names them. */
+export const KEY_SCHEMAS = [BudgetSchema, ApiKeySchema];
 
 /** Limits per period in microcredits; null removes one, an omitted period stays as it is. */
 export const BudgetLimitsBody = Type.Object({

@@ -22,18 +22,18 @@ export async function keyRoutes(app: TypedApp, { services }: { services: Service
   };
 
   app.get('/v1/keys', {
-    schema: { tags, summary: "List the calling user's API keys with their scopes and spend limits", response: withErrors({ 200: Type.Object({ keys: Type.Array(ApiKeySchema) }) }, [403]) },
+    schema: { tags, summary: "List the calling user's API keys with their scopes and spend limits", response: withErrors({ 200: Type.Object({ keys: Type.Array(Type.Ref(ApiKeySchema)) }) }, [403]) },
   }, async (req) => ({ keys: await services.keys.list(await userOf(req)) }));
 
   app.get('/v1/keys/:keyId', {
-    schema: { tags, summary: 'Get an API key with its scope, spend limits and current spend', params: KeyIdParams, response: withErrors({ 200: ApiKeySchema }, [403, 404]) },
+    schema: { tags, summary: 'Get an API key with its scope, spend limits and current spend', params: KeyIdParams, response: withErrors({ 200: Type.Ref(ApiKeySchema) }, [403, 404]) },
   }, async (req) => own(req, req.params.keyId));
 
   app.patch('/v1/keys/:keyId', {
     schema: {
       tags, summary: "Change a key's label, rate limits, role, model allow-list or spend limits",
       description: 'Omitted fields stay. nodeTypes, categories, providers: null allows any model. budgets: microcredits per UTC day, UTC month or in total; null removes a limit.',
-      params: KeyIdParams, body: UpdateApiKeyBody, response: withErrors({ 200: ApiKeySchema }, [403, 404, 409]),
+      params: KeyIdParams, body: UpdateApiKeyBody, response: withErrors({ 200: Type.Ref(ApiKeySchema) }, [403, 404, 409]),
     },
   }, async (req) => {
     const b = req.body;
@@ -44,7 +44,7 @@ export async function keyRoutes(app: TypedApp, { services }: { services: Service
   });
 
   app.get('/v1/credits/budgets', {
-    schema: { tags: ['credits'], summary: "The account's spend limits and the calling key's, with the current periods' spend", response: withErrors({ 200: Type.Object({ budgets: Type.Array(BudgetSchema) }) }, [403]) },
+    schema: { tags: ['credits'], summary: "The account's spend limits and the calling key's, with the current periods' spend", response: withErrors({ 200: Type.Object({ budgets: Type.Array(Type.Ref(BudgetSchema)) }) }, [403]) },
   }, async (req) => {
     const p = principalOf(req);
     return { budgets: await budgetsOf(services.db, p.accountId, [p.keyId]) };
@@ -53,7 +53,7 @@ export async function keyRoutes(app: TypedApp, { services }: { services: Service
   app.patch('/v1/credits/budgets', {
     schema: {
       tags: ['credits'], summary: "Set or remove the account's own spend limits (over every key and the web app)",
-      body: BudgetLimitsBody, response: withErrors({ 200: Type.Object({ budgets: Type.Array(BudgetSchema) }) }, [403]),
+      body: BudgetLimitsBody, response: withErrors({ 200: Type.Object({ budgets: Type.Array(Type.Ref(BudgetSchema)) }) }, [403]),
     },
   }, async (req) => {
     const p = principalOf(req);

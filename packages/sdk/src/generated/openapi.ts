@@ -1429,6 +1429,37 @@ export interface components {
             actualCredits: number;
             nodeRuns: components["schemas"]["WorkflowNodeRun"][];
         };
+        Budget: {
+            scope: "account" | "key";
+            keyId: string | null;
+            /** @description Calendar UTC day or month, or no period */
+            period: "day" | "month" | "total";
+            limitMicrocredits: number;
+            /** @description Held or charged in the current period: holds count when reserved, releases give back, captures keep */
+            spentMicrocredits: number;
+            /** Format: date-time */
+            periodStart: string;
+            resetsAt: string | null;
+        };
+        ApiKey: {
+            id: string;
+            label: string;
+            prefix: string;
+            state: "active" | "expired" | "revoked";
+            rateLimitPerMinute: number;
+            rateLimitPerDay: number;
+            expiresAt: string | null;
+            revokedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            lastUsedAt: string | null;
+            /** @description run-only: no workflow edits, no webhook secret, no key or budget management; read-only: reads and estimates only */
+            role: "full" | "run-only" | "read-only";
+            nodeTypes: string[] | null;
+            categories: string[] | null;
+            providers: string[] | null;
+            budgets: components["schemas"]["Budget"][];
+        };
     };
     responses: never;
     parameters: never;
@@ -1575,36 +1606,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        keys: {
-                            id: string;
-                            label: string;
-                            prefix: string;
-                            state: "active" | "expired" | "revoked";
-                            rateLimitPerMinute: number;
-                            rateLimitPerDay: number;
-                            expiresAt: string | null;
-                            revokedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            lastUsedAt: string | null;
-                            /** @description run-only: no workflow edits, no webhook secret, no key or budget management; read-only: reads and estimates only */
-                            role: "full" | "run-only" | "read-only";
-                            nodeTypes: string[] | null;
-                            categories: string[] | null;
-                            providers: string[] | null;
-                            budgets: {
-                                scope: "account" | "key";
-                                keyId: string | null;
-                                /** @description Calendar UTC day or month, or no period */
-                                period: "day" | "month" | "total";
-                                limitMicrocredits: number;
-                                /** @description Held or charged in the current period: holds count when reserved, releases give back, captures keep */
-                                spentMicrocredits: number;
-                                /** Format: date-time */
-                                periodStart: string;
-                                resetsAt: string | null;
-                            }[];
-                        }[];
+                        keys: components["schemas"]["ApiKey"][];
                     };
                 };
             };
@@ -1708,36 +1710,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        label: string;
-                        prefix: string;
-                        state: "active" | "expired" | "revoked";
-                        rateLimitPerMinute: number;
-                        rateLimitPerDay: number;
-                        expiresAt: string | null;
-                        revokedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        lastUsedAt: string | null;
-                        /** @description run-only: no workflow edits, no webhook secret, no key or budget management; read-only: reads and estimates only */
-                        role: "full" | "run-only" | "read-only";
-                        nodeTypes: string[] | null;
-                        categories: string[] | null;
-                        providers: string[] | null;
-                        budgets: {
-                            scope: "account" | "key";
-                            keyId: string | null;
-                            /** @description Calendar UTC day or month, or no period */
-                            period: "day" | "month" | "total";
-                            limitMicrocredits: number;
-                            /** @description Held or charged in the current period: holds count when reserved, releases give back, captures keep */
-                            spentMicrocredits: number;
-                            /** Format: date-time */
-                            periodStart: string;
-                            resetsAt: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ApiKey"];
                 };
             };
             /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
@@ -1870,36 +1843,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        label: string;
-                        prefix: string;
-                        state: "active" | "expired" | "revoked";
-                        rateLimitPerMinute: number;
-                        rateLimitPerDay: number;
-                        expiresAt: string | null;
-                        revokedAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        lastUsedAt: string | null;
-                        /** @description run-only: no workflow edits, no webhook secret, no key or budget management; read-only: reads and estimates only */
-                        role: "full" | "run-only" | "read-only";
-                        nodeTypes: string[] | null;
-                        categories: string[] | null;
-                        providers: string[] | null;
-                        budgets: {
-                            scope: "account" | "key";
-                            keyId: string | null;
-                            /** @description Calendar UTC day or month, or no period */
-                            period: "day" | "month" | "total";
-                            limitMicrocredits: number;
-                            /** @description Held or charged in the current period: holds count when reserved, releases give back, captures keep */
-                            spentMicrocredits: number;
-                            /** Format: date-time */
-                            periodStart: string;
-                            resetsAt: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ApiKey"];
                 };
             };
             /** @description Bad request: VALIDATION_ERROR, INVALID_JSON, INVALID_GRAPH, TOO_MANY_NODES … */
@@ -2053,18 +1997,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        budgets: {
-                            scope: "account" | "key";
-                            keyId: string | null;
-                            /** @description Calendar UTC day or month, or no period */
-                            period: "day" | "month" | "total";
-                            limitMicrocredits: number;
-                            /** @description Held or charged in the current period: holds count when reserved, releases give back, captures keep */
-                            spentMicrocredits: number;
-                            /** Format: date-time */
-                            periodStart: string;
-                            resetsAt: string | null;
-                        }[];
+                        budgets: components["schemas"]["Budget"][];
                     };
                 };
             };
@@ -2175,18 +2108,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        budgets: {
-                            scope: "account" | "key";
-                            keyId: string | null;
-                            /** @description Calendar UTC day or month, or no period */
-                            period: "day" | "month" | "total";
-                            limitMicrocredits: number;
-                            /** @description Held or charged in the current period: holds count when reserved, releases give back, captures keep */
-                            spentMicrocredits: number;
-                            /** Format: date-time */
-                            periodStart: string;
-                            resetsAt: string | null;
-                        }[];
+                        budgets: components["schemas"]["Budget"][];
                     };
                 };
             };
