@@ -79,6 +79,8 @@ test("a node whose actual price would pass the key's daily limit fails BUDGET_EX
   assert.equal(by.frame.status, 'SKIPPED');
   // Holds released gave back; the capture of word_count kept its share.
   assert.equal(await spentOf(u, keyId), by.count.creditUsed);
+  // Nothing of the run is left in the limits' hold records once every hold is settled.
+  assert.equal((await srv.services.db.query(`SELECT count(*)::int AS n FROM budget_holds WHERE run_id = $1`, [created.body.runId])).rows[0].n, 0);
   const b = await balance(srv, u.key);
   assert.equal(b.reservedMicrocredits, 0);
   assert.equal(b.availableBalance, 1_000_000 - by.count.creditUsed);

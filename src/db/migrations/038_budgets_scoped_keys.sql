@@ -22,7 +22,7 @@ CREATE UNIQUE INDEX budgets_scope ON budgets (COALESCE(key_id, account_id), peri
 CREATE INDEX budgets_key ON budgets (key_id) WHERE key_id IS NOT NULL;
 
 -- What each run holds against each limit, so a release gives back to the period it was counted in (and
--- a capture keeps it). One row per run and limit; removed with the run's account.
+-- a capture keeps it). One row per run and limit while it holds anything; removed once settled in full.
 CREATE TABLE budget_holds (
   run_id        text NOT NULL,
   budget_id     bigint NOT NULL REFERENCES budgets(id) ON DELETE CASCADE,

@@ -93,7 +93,7 @@ export function budgetTakeSql(e: { account: Sql; run: Sql; amount: Sql; hold: st
 /**
  * CTEs (starting with a comma) that settle `held` of a run's hold of which `captured` was charged, after
  * the CTE `after` (the balance's settle, so the balance row is locked before any limit): the run's
- * recorded share goes down by what was settled, and what was not captured goes back to the limit's spend
+ * recorded share goes down by what was settled (and is removed once all of it is), and what was not captured goes back to the limit's spend
  * when the period it was counted in is still the limit's current one.
  */
 export function budgetSettleSql(run: Sql, held: Sql, captured: Sql, after: string): string {
@@ -103,7 +103,10 @@ export function budgetSettleSql(run: Sql, held: Sql, captured: Sql, after: strin
    WHERE h.run_id = ${run} AND h.amount > 0
      FOR UPDATE OF h
 ), budget_unhold AS (
-  UPDATE budget_holds h SET amount = h.amount - b.settled FROM budget_back b WHERE h.run_id = ${run} AND h.budget_id = b.budget_id
+  UPDATE budget_holds h SET amount = h.amount - b.settled FROM budget_back b WHERE h.run_id = ${run} AND h.budget_id = b.budget_id AND h.amount > b.settled
+), budget_unheld AS (
+  -- A share settled in full is gone: the table holds only live holds, not one row per run ever made.
+  DELETE FROM budget_holds h USING budget_back b WHERE h.run_id = ${run} AND h.budget_id = b.budget_id AND h.amount <= b.settled
 ), budget_give AS (
   UPDATE budgets g SET spent_microcredits = GREATEST(0, g.spent_microcredits - b.back)
     FROM budget_back b WHERE g.id = b.budget_id AND g.period_start = b.period_start AND b.back > 0
