@@ -36,7 +36,24 @@ const create = (base: string, key: string, i: number) =>
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ input: { started_file: path.join(tmp, `started-${i}`), release_file: path.join(tmp, 'release') } }),
-  }).then(async (r) => ({ status: r.status, body: await r.json() as any }));
+  }).then(async (r) => {
+    const text = await r.text();
+    try {
+      return { status: r.status, body: JSON.parse(text) as any };
+    } catch {
+      throw new Error(`create ${i} answered ${r.status} with a body that is not JSON: ${text.slice(0, 200)}`);
+    }
+  });
+
+/** `atelier doctor --json`'s report (it exits 1 when it finds anything; the report is on stdout either way). */
+async function doctorReport(): Promise<any> {
+  const cli = await runCli(['doctor', '--json'], { DATABASE_URL: a.databaseUrl, DATA_DIR: a.dataDir });
+  try {
+    return JSON.parse(cli.stdout);
+  } catch {
+    throw new Error(`atelier doctor exited ${cli.code} without a JSON report: ${cli.stdout.slice(0, 300)} ${cli.stderr.slice(0, 500)}`);
+  }
+}
 
 test('1,000 concurrent creates from two API processes: a daily key budget admitting 137 admits exactly 137', async () => {
   const u = await a.user({ microcredits: 10_000_000n });
@@ -78,11 +95,10 @@ test('1,000 concurrent creates from two API processes: a daily key budget admitt
   assert.deepEqual(events.map((e: any) => [e.payload.type, e.payload.data.percent, e.payload.data.scope, e.payload.data.limitMicrocredits]), [['budget.threshold', 50, 'key', 137000], ['budget.threshold', 80, 'key', 137000], ['budget.threshold', 100, 'key', 137000]]);
 
   // atelier doctor agrees: no period's spend passed its limit, and the ledger sums hold.
-  const doctor = await runCli(['doctor', '--json'], { DATABASE_URL: a.databaseUrl, DATA_DIR: a.dataDir });
-  const report = JSON.parse(doctor.stdout);
+  const report = await doctorReport();
   const findings = (id: string) => report.checks.find((c: any) => c.id === id)?.findings;
-  assert.equal(findings('budget_spend'), 0, doctor.stdout);
-  assert.equal(findings('ledger_sums'), 0, doctor.stdout);
+  assert.equal(findings('budget_spend'), 0, JSON.stringify(report.findings));
+  assert.equal(findings('ledger_sums'), 0, JSON.stringify(report.findings));
 
   // A release gives back: cancel one queued run, and exactly one more create is admitted.
   const queued = admitted.map((x) => x.body.id ?? x.body.runId).filter(Boolean);
@@ -124,7 +140,7 @@ test("the account's own monthly limit applies to every key, and lowering it belo
   assert.equal(lowered.status, 200);
   expectBudgetRefusal(await create(a.url, u.key, 3020));
   // A lowered limit is no overspend: doctor stays quiet.
-  const doctor = JSON.parse((await runCli(['doctor', '--json'], { DATABASE_URL: a.databaseUrl, DATA_DIR: a.dataDir })).stdout);
+  const doctor = await doctorReport();
   assert.equal(doctor.checks.find((c: any) => c.id === 'budget_spend').findings, 0);
   const removed = await a.request('PATCH', '/v1/credits/budgets', { key: u.key, body: { month: null } });
   assert.deepEqual(removed.body.budgets, []);

@@ -32,8 +32,11 @@ export function periodEndSql(period: Sql, start: Sql): string {
  * holdSql(account, amount, 'budget_ok', 'budget_ok.ok').
  */
 export function budgetGateSql(account: Sql, key: Sql, amount: Sql): string {
+  // Only when the account or key has a limit: a create with none pays no extra lock (its hold locks the row anyway).
   return `budget_lock AS (
-  SELECT 1 FROM account_balances WHERE account_id = ${account} FOR UPDATE
+  SELECT 1 FROM account_balances WHERE account_id = ${account}
+     AND EXISTS (SELECT 1 FROM budgets x WHERE (x.account_id = ${account} AND x.key_id IS NULL) OR x.key_id = ${key})
+     FOR UPDATE
 ), budget_lim AS (
   SELECT g.id, g.limit_microcredits AS lim, p.start,
          CASE WHEN g.period_start = p.start THEN g.spent_microcredits ELSE 0 END AS spent,
