@@ -23,7 +23,7 @@ export function createRunStatement(jobSql: string): string {
   return `
 WITH ${budgetGateSql('$2::text', '$15::text', '$8::bigint')} hold AS (
   ${holdSql('$2::text', '$8::bigint', 'budget_ok', '$8::bigint > 0 AND budget_ok.ok')}
-)${budgetTakeSql({ account: '$2::text', run: '$1::text', amount: '$8::bigint', hold: 'hold', webhook: '$9::jsonb', workflow: 'COALESCE($6::text, $4::text)' })}, funded AS (
+)${budgetTakeSql({ account: '$2::text', run: '$1::text', amount: '$8::bigint', hold: 'hold', webhook: '$9::jsonb', workflow: 'COALESCE($6::text, $4::text)', newRun: true })}, funded AS (
   SELECT 1 FROM hold UNION ALL SELECT 1 WHERE $8::bigint = 0
 ), claim AS (
   ${claimKeySql('$2::text', '$12::text', '$14::text', '$13::text', '$1::text', 'funded')}

@@ -36,7 +36,7 @@ export function budgetGateSql(account: Sql, key: Sql, amount: Sql): string {
   return `budget_lock AS (
   SELECT 1 FROM account_balances WHERE account_id = ${account}
      AND EXISTS (SELECT 1 FROM budgets x WHERE (x.account_id = ${account} AND x.key_id IS NULL) OR x.key_id = ${key})
-     FOR UPDATE
+     FOR NO KEY UPDATE
 ), budget_lim AS (
   SELECT g.id, g.limit_microcredits AS lim, p.start,
          CASE WHEN g.period_start = p.start THEN g.spent_microcredits ELSE 0 END AS spent,
@@ -59,9 +59,10 @@ function levelSql(spent: Sql, lim: Sql): string {
  * budgetGateSql: each limit's spend moves into the current period, the run's share is recorded for its
  * release, and a limit that crossed 50, 80 or 100 % gets its budget.threshold event (once per period) on
  * the run's event stream, delivered to `webhook` (the run's webhook, a jsonb expression) when it wants it.
- * `workflow`: the payload's workflowId (the node type of a model run).
+ * `workflow`: the payload's workflowId (the node type of a model run). `newRun`: the run is created by this
+ * statement, so it holds nothing yet (a plain insert; a later hold of a run adds to its share).
  */
-export function budgetTakeSql(e: { account: Sql; run: Sql; amount: Sql; hold: string; webhook: Sql; workflow: Sql }): string {
+export function budgetTakeSql(e: { account: Sql; run: Sql; amount: Sql; hold: string; webhook: Sql; workflow: Sql; newRun?: boolean }): string {
   const webhook = `(${e.webhook})`;
   const wanted = `t.notified_percent > t.was_notified`;
   return `, budget_take AS (
@@ -73,10 +74,10 @@ export function budgetTakeSql(e: { account: Sql; run: Sql; amount: Sql; hold: st
             'evt_' || substr(md5(random()::text || clock_timestamp()::text || g.id::text), 1, 24) AS event_id
 ), budget_held AS (
   INSERT INTO budget_holds (run_id, budget_id, period_start, amount)
-  SELECT ${e.run}, t.id, t.period_start, ${e.amount} FROM budget_take t
+  SELECT ${e.run}, t.id, t.period_start, ${e.amount} FROM budget_take t${e.newRun ? '' : `
   ON CONFLICT (run_id, budget_id) DO UPDATE SET
     amount = CASE WHEN budget_holds.period_start = EXCLUDED.period_start THEN budget_holds.amount + EXCLUDED.amount ELSE EXCLUDED.amount END,
-    period_start = EXCLUDED.period_start
+    period_start = EXCLUDED.period_start`}
 ), budget_event AS (
   ${eventInsertSql({
     eventId: 't.event_id', account: e.account, run: e.run, type: `'budget.threshold'`,
