@@ -10,6 +10,12 @@ export const ERROR_STATUS = {
   INPUT_TOO_LARGE: 400,
   UNAUTHORIZED: 401,
   INSUFFICIENT_CREDITS: 403,
+  /** A spend limit of the account or the key (per day, month or in total) would be passed: the body names it. */
+  BUDGET_EXCEEDED: 403,
+  /** The key's allow-list of models (nodeTypes, categories, providers) does not include this model. */
+  KEY_SCOPE_MODEL: 403,
+  /** The key's role (run-only, read-only) does not allow this call. */
+  KEY_ROLE: 403,
   FORBIDDEN: 403,
   /** A create asked for a run priority above its key's ceiling (keys/priority.ts). */
   PRIORITY_NOT_ALLOWED: 403,

@@ -16,6 +16,8 @@ import { registerJsonBody } from '../http/plugins/jsonBody.js';
 import { registerTracing } from '../http/plugins/tracing.js';
 import { healthRoutes } from '../http/routes/health.js';
 import { creditRoutes } from '../http/routes/credits.js';
+import { keyRoutes } from '../http/routes/keys.js';
+import { KEY_SCHEMAS } from '../contract/keys.js';
 import { ErrorResponse } from '../contract/errors.js';
 import { CatalogResponse, ModelEntry, ModelPricing, ModelSchema, SearchResponse, SubModel } from '../contract/models.js';
 import { modelRoutes } from '../http/routes/models.js';
@@ -109,7 +111,9 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   await registerOpenApi(app, services.config.publicUrl);
   await app.register(healthRoutes, { services });
   for (const schema of [SubModel, ModelEntry, ModelSchema, ModelPricing, SearchResponse, CatalogResponse, EventTypeSchema, WebhookEventSchema, WebhookConfigSchema, FileViewSchema, NodeRunSchema, RunCreatedSchema, WorkflowSchema, WorkflowNodeRunSchema, WorkflowRun, BatchRunSchema, BatchSchema]) app.addSchema(schema);
+  for (const schema of KEY_SCHEMAS) app.addSchema(schema);
   await app.register(creditRoutes, { services });
+  await app.register(keyRoutes, { services });
   await app.register(modelRoutes, { services });
   await app.register(estimateRoutes, { services });
   await app.register(deprecatedRoutes, { services });

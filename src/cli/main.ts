@@ -12,7 +12,8 @@ const HELP = `atelier — run generative models and workflows behind one API
   atelier users create --email E --password P [--org NAME]
   atelier users join-org --email E --org NAME
   atelier users use-org --email E (--org NAME | --personal)
-  atelier keys create --email E --label L [--expires-at ISO8601] [--per-minute N] [--per-day N] [--json]
+  atelier keys create --email E --label L [--expires-at ISO8601] [--per-minute N] [--per-day N] [scope and limit flags as for update] [--json]
+  atelier keys update --email E --label L [--role full|run-only|read-only] [--node-types a,b|any] [--categories ..] [--providers ..] [--day-limit N|none] [--month-limit N|none] [--total-limit N|none]
   atelier keys list --email E [--json]
   atelier keys revoke --email E --label L
   atelier credits grant --email E --microcredits N [--note TEXT]

@@ -79,7 +79,7 @@ export const WorkflowNodeRunSchema = Type.Object({
   output: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true, description: 'By output handle; file outputs are signed URLs. Left out with inDetails=false' }))),
   logs: Type.Array(Type.Object({ at: Iso(), progress: Type.Number(), message: Nullable(Type.String()) }, { additionalProperties: true })),
   error: Nullable(Type.String()),
-  errorCode: Type.Optional(Type.String({ description: 'A named node failure (absent otherwise): INSUFFICIENT_CREDITS (its price at the input it would have run with exceeds the balance), OUTPUT_TOO_LARGE, INPUT_TOO_LARGE, ENGINE_CRASHED, ENGINE_OUT_OF_MEMORY, ENGINE_TIMEOUT' })),
+  errorCode: Type.Optional(Type.String({ description: 'A named node failure (absent otherwise): INSUFFICIENT_CREDITS (its price at the input it would have run with exceeds the balance), BUDGET_EXCEEDED (it would pass a spend limit of the account or of the key that created the run), OUTPUT_TOO_LARGE, INPUT_TOO_LARGE, ENGINE_CRASHED, ENGINE_OUT_OF_MEMORY, ENGINE_TIMEOUT' })),
   startedAt: Nullable(Iso()),
   finishedAt: Nullable(Iso()),
   estimatedCredits: Type.Integer({ description: 'Microcredits priced for this node' }),

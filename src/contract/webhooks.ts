@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 
 /** Event types (spec 6.2): what a webhook may subscribe to and a run's event stream carries. */
-export const EVENT_TYPES = ['run.started', 'run.completed', 'run.failed', 'run.canceled', 'node.completed', 'node.failed'] as const;
+export const EVENT_TYPES = ['run.started', 'run.completed', 'run.failed', 'run.canceled', 'node.completed', 'node.failed', 'budget.threshold'] as const;
 
 /**
  * Event types only a run's event stream carries, never stored and never sent to webhooks: a delivery is a

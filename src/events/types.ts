@@ -4,7 +4,8 @@ import { EVENT_TYPES } from '../contract/webhooks.js';
 export { EVENT_TYPES };
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export const NODE_RUN_EVENTS: readonly EventType[] = ['run.started', 'run.completed', 'run.failed', 'run.canceled'];
+/** budget.threshold: a spend limit of the account or key crossed 50, 80 or 100 % with this run's hold (ledger/queries/budgets.ts). */
+export const NODE_RUN_EVENTS: readonly EventType[] = ['run.started', 'run.completed', 'run.failed', 'run.canceled', 'budget.threshold'];
 export const WORKFLOW_RUN_EVENTS: readonly EventType[] = EVENT_TYPES;
 
 /** The delivered body (spec 6.3). */

@@ -1,3 +1,4 @@
+import type { KeyScope } from './scopes.js';
 import { CHANNELS, type Notifier } from '../db/notifier.js';
 
 /** What a request needs to know about its key, as an API process caches it. */
@@ -13,6 +14,8 @@ export interface KeyRecord {
   perDay: number;
   /** Epoch ms; checked against the clock on every request. */
   expiresAtMs: number | null;
+  /** Role and model allow-list (keys/scopes.ts). */
+  scope: KeyScope;
 }
 
 export interface KeyCacheOptions {

@@ -3,8 +3,8 @@ import { LEASE_TTL_MS } from './quotaLease.js';
 
 export const LOCK_USER = `SELECT id FROM users WHERE id = $1 FOR UPDATE`;
 export const COUNT_LIVE_KEYS = `SELECT count(*)::int AS n FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL`;
-export const INSERT_KEY = `INSERT INTO api_keys (id, user_id, label, prefix, key_hash, rate_per_minute, rate_per_day, expires_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`;
+export const INSERT_KEY = `INSERT INTO api_keys (id, user_id, label, prefix, key_hash, rate_per_minute, rate_per_day, expires_at, role, allow_node_types, allow_categories, allow_providers)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`;
 export const INSERT_USAGE = `WITH w AS (INSERT INTO key_windows (key_id) VALUES ($1)) INSERT INTO key_usage (key_id) VALUES ($1)`;
 /** last_used_at: the exact one while the windows table has it, else the durable one (refreshed once a minute). */
 export const LIST_KEYS = `SELECT k.*, GREATEST(w.last_used_at, s.last_used_at) AS last_used_at FROM api_keys k
@@ -14,9 +14,16 @@ export const REVOKE_BY_LABEL = `UPDATE api_keys SET revoked_at = now()
   WHERE user_id = $1 AND label = $2 AND revoked_at IS NULL RETURNING *`;
 export const REVOKE_BY_ID = `UPDATE api_keys SET revoked_at = now()
   WHERE user_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING *`;
-/** Label and limits of an unrevoked key; NULL keeps the current value. Usage columns come back for the view. */
+/**
+ * Label, limits and scope of an unrevoked key; NULL keeps the current value, except the allow-lists, which
+ * $7..$9 set when their flag $10..$12 is true (NULL there means "any model"). Usage columns come back for the view.
+ */
 export const UPDATE_KEY = `WITH k AS (
-  UPDATE api_keys SET label = COALESCE($3, label), rate_per_minute = COALESCE($4, rate_per_minute), rate_per_day = COALESCE($5, rate_per_day)
+  UPDATE api_keys SET label = COALESCE($3, label), rate_per_minute = COALESCE($4, rate_per_minute), rate_per_day = COALESCE($5, rate_per_day),
+         role = COALESCE($6, role),
+         allow_node_types = CASE WHEN $10::boolean THEN $7::text[] ELSE allow_node_types END,
+         allow_categories = CASE WHEN $11::boolean THEN $8::text[] ELSE allow_categories END,
+         allow_providers = CASE WHEN $12::boolean THEN $9::text[] ELSE allow_providers END
    WHERE user_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING *)
   SELECT k.*, GREATEST(w.last_used_at, s.last_used_at) AS last_used_at FROM k
   LEFT JOIN key_usage s ON s.key_id = k.id LEFT JOIN key_windows w ON w.key_id = k.id`;
@@ -26,7 +33,7 @@ export const UPDATE_KEY = `WITH k AS (
  * Revoked keys are not returned. Expiry is left to the caller, which checks it on every request.
  */
 export const LOOKUP_KEY = `
-SELECT k.id, k.user_id, k.key_hash, k.rate_per_minute, k.rate_per_day, k.expires_at,
+SELECT k.id, k.user_id, k.key_hash, k.rate_per_minute, k.rate_per_day, k.expires_at, k.role, k.allow_node_types, k.allow_categories, k.allow_providers,
        u.account_id AS user_account_id, u.email, o.account_id AS org_account_id
   FROM api_keys k
   JOIN users u ON u.id = k.user_id

@@ -9,6 +9,8 @@ import type { WindowState } from './rateWindow.js';
 import { KeyCache, type KeyRecord } from './cache.js';
 import { RateCounter, type Counted } from './rateCounter.js';
 import * as q from './queries.js';
+import { FULL_SCOPE, parseScope, type KeyRole, type KeyScope } from './scopes.js';
+import { budgetsOf, parseLimits, setLimits, type Budget } from '../ledger/budgets.js';
 
 export const MAX_KEYS_PER_ACCOUNT = 10;
 export const LIMITS = {
@@ -29,6 +31,24 @@ export interface ApiKeyInfo {
   revokedAt: string | null;
   createdAt: string;
   lastUsedAt: string | null;
+  /** full, run-only or read-only (keys/scopes.ts). */
+  role: KeyRole;
+  /** Allow-lists of models; null: any. */
+  nodeTypes: string[] | null;
+  categories: string[] | null;
+  providers: string[] | null;
+  /** The key's spend limits and their current periods' spend (ledger/budgets.ts). */
+  budgets: Budget[];
+}
+
+/** What a key may be created or changed with beyond its label and rate limits. */
+export interface KeyScopeInput {
+  role?: unknown;
+  nodeTypes?: unknown;
+  categories?: unknown;
+  providers?: unknown;
+  /** Spend limits in microcredits per period ({ day, month, total }; null removes one). */
+  budgets?: unknown;
 }
 
 export interface CreatedKey extends ApiKeyInfo {
@@ -48,6 +68,8 @@ export interface Principal {
   minute: WindowState;
   day: WindowState;
   nowMs: number;
+  /** The key's role and model allow-list. */
+  scope: KeyScope;
 }
 
 function iso(d: Date | null | undefined): string | null {
@@ -60,7 +82,11 @@ export function keyState(row: { revoked_at: Date | null; expires_at: Date | null
   return 'active';
 }
 
-function toInfo(row: any): ApiKeyInfo {
+function scopeOf(row: any): KeyScope {
+  return { role: row.role ?? 'full', nodeTypes: row.allow_node_types ?? null, categories: row.allow_categories ?? null, providers: row.allow_providers ?? null };
+}
+
+function toInfo(row: any, budgets: Budget[] = []): ApiKeyInfo {
   return {
     id: row.id,
     label: row.label,
@@ -72,6 +98,8 @@ function toInfo(row: any): ApiKeyInfo {
     revokedAt: iso(row.revoked_at),
     createdAt: iso(row.created_at)!,
     lastUsedAt: iso(row.last_used_at),
+    ...scopeOf(row),
+    budgets: budgets.filter((b) => b.keyId === row.id),
   };
 }
 
@@ -94,6 +122,7 @@ function toRecord(row: any): KeyRecord {
     perMinute: row.rate_per_minute,
     perDay: row.rate_per_day,
     expiresAtMs: row.expires_at ? row.expires_at.getTime() : null,
+    scope: row.role ? scopeOf(row) : FULL_SCOPE,
   };
 }
 
@@ -112,8 +141,10 @@ export class KeyService {
 
   async create(
     user: User,
-    input: { label: string; expiresAt?: Date; perMinute?: number; perDay?: number },
+    input: { label: string; expiresAt?: Date; perMinute?: number; perDay?: number } & KeyScopeInput,
   ): Promise<CreatedKey> {
+    const scope = { ...FULL_SCOPE, ...parseScope(input) };
+    const limits = parseLimits(input.budgets, 'budgets');
     const label = input.label.trim();
     if (label.length < 1 || label.length > 100) throw validationError('label', 'must be 1 to 100 characters');
     if (/[\p{Cc}\p{Cs}]/u.test(label)) throw validationError('label', 'must not contain control characters');
@@ -133,11 +164,13 @@ export class KeyService {
           throw new AppError('CONFLICT', `an account may hold at most ${MAX_KEYS_PER_ACCOUNT} keys; revoke one first`);
         }
         const id = newId('key');
-        const r = await c.query(q.INSERT_KEY, [id, user.id, label, visiblePrefix(key), hashKey(key), perMinute, perDay, input.expiresAt ?? null]);
+        const r = await c.query(q.INSERT_KEY, [id, user.id, label, visiblePrefix(key), hashKey(key), perMinute, perDay, input.expiresAt ?? null,
+          scope.role, scope.nodeTypes, scope.categories, scope.providers]);
         await c.query(q.INSERT_USAGE, [id]);
+        await setLimits(c, user.actingAccountId, id, limits);
         return r.rows[0];
       });
-      return { ...toInfo(row), key };
+      return { ...toInfo(row, await budgetsOf(this.db, user.actingAccountId, [row.id])), key };
     } catch (err) {
       if (isUniqueViolation(err, 'api_keys_label_unique')) throw new AppError('CONFLICT', `a key labelled "${label}" already exists`);
       throw err;
@@ -149,7 +182,9 @@ export class KeyService {
   }
 
   async list(user: User): Promise<ApiKeyInfo[]> {
-    return (await this.db.query(q.LIST_KEYS, [user.id])).rows.map(toInfo);
+    const rows = (await this.db.query(q.LIST_KEYS, [user.id])).rows;
+    const budgets = await budgetsOf(this.db, user.actingAccountId, rows.map((r) => r.id as string));
+    return rows.map((r) => toInfo(r, budgets));
   }
 
   async revoke(user: User, label: string): Promise<ApiKeyInfo> {
@@ -169,17 +204,25 @@ export class KeyService {
   }
 
   /** Changes an unrevoked key's label and limits (spec 2.1: the label is editable at any time). Omitted fields stay. */
-  async update(user: User, keyId: string, input: { label?: string; perMinute?: number; perDay?: number }): Promise<ApiKeyInfo> {
+  async update(user: User, keyId: string, input: { label?: string; perMinute?: number; perDay?: number } & KeyScopeInput): Promise<ApiKeyInfo> {
+    const scope = parseScope(input);
+    const limits = parseLimits(input.budgets, 'budgets');
     const label = input.label?.trim();
     if (label !== undefined && (label.length < 1 || label.length > 100)) throw validationError('label', 'must be 1 to 100 characters');
     if (label !== undefined && /[\p{Cc}\p{Cs}]/u.test(label)) throw validationError('label', 'must not contain control characters');
     const perMinute = input.perMinute === undefined ? null : checkLimit('perMinute', input.perMinute, LIMITS.perMinute);
     const perDay = input.perDay === undefined ? null : checkLimit('perDay', input.perDay, LIMITS.perDay);
     try {
-      const r = await this.db.query(q.UPDATE_KEY, [user.id, keyId, label ?? null, perMinute, perDay]);
-      if (r.rowCount === 0) throw new AppError('NOT_FOUND', 'no such unrevoked key');
+      const row = await this.db.tx(async (c) => {
+        const r = await c.query(q.UPDATE_KEY, [user.id, keyId, label ?? null, perMinute, perDay, scope.role ?? null,
+          scope.nodeTypes ?? null, scope.categories ?? null, scope.providers ?? null,
+          scope.nodeTypes !== undefined, scope.categories !== undefined, scope.providers !== undefined]);
+        if (r.rowCount === 0) throw new AppError('NOT_FOUND', 'no such unrevoked key');
+        await setLimits(c, user.actingAccountId, keyId, limits);
+        return r.rows[0];
+      });
       this.cache.invalidate(`key:${keyId}`);
-      return toInfo(r.rows[0]);
+      return toInfo(row, await budgetsOf(this.db, user.actingAccountId, [keyId]));
     } catch (err) {
       if (isUniqueViolation(err, 'api_keys_label_unique')) throw new AppError('CONFLICT', `a key labelled "${label}" already exists`);
       throw err;
@@ -235,5 +278,6 @@ function principal(record: KeyRecord, counted: Counted): Principal {
     minute: counted.minute,
     day: counted.day,
     nowMs: counted.nowMs,
+    scope: record.scope,
   };
 }

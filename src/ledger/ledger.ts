@@ -2,6 +2,7 @@ import type { Queryable } from '../db/pool.js';
 import { AppError, validationError } from '../errors.js';
 import { rowOf, rowsOf } from '../db/typed.js';
 import * as q from './queries.js';
+import { budgetRefusal } from './budgets.js';
 
 /**
  * The credit ledger (the only writer of account_balances and ledger_entries: ledger/queries.ts). Every balance change is one ledger row written in the same transaction as the
@@ -81,16 +82,24 @@ export async function grant(
   return toBalance(r!);
 }
 
-/** Holds `amount` for a run; throws INSUFFICIENT_CREDITS (and writes nothing) when the balance cannot cover it. */
-export async function reserve(tx: Queryable, accountId: string, amount: bigint, runId: string): Promise<Balance> {
+/**
+ * Holds `amount` for a run; throws BUDGET_EXCEEDED when a spend limit of the account or of `keyId` refuses
+ * it, INSUFFICIENT_CREDITS when the balance cannot cover it (and writes nothing either way).
+ */
+export async function reserve(tx: Queryable, accountId: string, amount: bigint, runId: string, keyId: string | null = null): Promise<Balance> {
   if (amount === 0n) return balanceOf(tx, accountId);
   positive('amount', amount);
-  const r = await rowOf<BalanceRow>(tx, q.HOLD_AND_RECORD, [accountId, amount, runId, null]);
-  if (!r) {
-    const b = await balanceOf(tx, accountId);
-    throw insufficientCredits(amount, b.available);
-  }
+  const r = await rowOf<BalanceRow>(tx, q.HOLD_AND_RECORD, [accountId, amount, runId, null, keyId]);
+  if (!r) throw await refusalOf(tx, accountId, keyId, amount);
   return toBalance(r);
+}
+
+/** Why a hold of `amount` found no row: a spend limit, or else the balance (NOT_FOUND for no account). */
+export async function refusalOf(db: Queryable, accountId: string, keyId: string | null, amount: bigint): Promise<AppError> {
+  const limit = await budgetRefusal(db, accountId, keyId, amount);
+  if (limit) return limit;
+  const b = await balanceOf(db, accountId);
+  return insufficientCredits(amount, b.available);
 }
 
 /** The refusal of a reservation the available balance cannot cover. */
@@ -141,13 +150,15 @@ export async function ledgerPage(db: Queryable, accountId: string, beforeId: big
 }
 
 /**
- * Adds `amount` to a run's hold with a note (a workflow node priced at its actual input). Writes nothing
- * and returns the available balance when that balance cannot cover it; undefined when it was reserved.
+ * Adds `amount` to a run's hold with a note (a workflow node priced at its actual input), checked against
+ * the balance and the spend limits of the account and of the key the run was created with: undefined when
+ * reserved, else the refusal (BUDGET_EXCEEDED or INSUFFICIENT_CREDITS), and then nothing is written.
  */
-export async function reserveMore(tx: Queryable, accountId: string, amount: bigint, runId: string, note: string): Promise<bigint | undefined> {
+export async function reserveMoreOrRefusal(tx: Queryable, accountId: string, amount: bigint, runId: string, note: string): Promise<AppError | undefined> {
   // No upper bound here (unlike a grant): an amount no balance can cover is simply refused below.
   if (amount <= 0n) throw validationError('amount', 'must be positive');
-  const r = await rowOf<BalanceRow>(tx, q.HOLD_AND_RECORD, [accountId, amount, runId, note]);
-  if (!r) return (await balanceOf(tx, accountId)).available;
-  return undefined;
+  const r = await rowOf<BalanceRow>(tx, q.HOLD_AND_RECORD, [accountId, amount, runId, note, null]);
+  if (r) return undefined;
+  const key = await rowOf<{ key_id: string | null }>(tx, q.RUN_KEY, [runId]);
+  return refusalOf(tx, accountId, key?.key_id ?? null, amount);
 }

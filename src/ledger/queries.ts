@@ -12,6 +12,8 @@
  * way queue.runJobInsert hands runs/ its job row), so the rule is written once.
  */
 
+import { budgetGateSql, budgetSettleSql, budgetTakeSql } from './queries/budgets.js';
+
 /** Parameter or column expressions a fragment is built from (e.g. `$2::text`, `s.held`). */
 type Sql = string;
 
@@ -48,23 +50,34 @@ export const INSERT_ENTRY = entrySql({ account: '$1::text', kind: '$2::text', po
 export const OPEN_BALANCE = `INSERT INTO account_balances (account_id) VALUES ($1)`;
 
 /**
- * A hold and its ledger row in one statement (one round trip on the run-creation path); zero rows means
- * "not enough credits" (or no such account) and then no row is written. $1 account, $2 amount, $3 run, $4 note.
+ * A hold and its ledger row in one statement (one round trip on the run-creation path), checked against the
+ * spend limits of the account and of the run's key (queries/budgets.ts); zero rows means "not enough
+ * credits", a limit refused it, or no such account, and then no row is written.
+ * $1 account, $2 amount, $3 run, $4 note, $5 key (NULL: the key the run was created with, if any).
  */
-export const HOLD_AND_RECORD = `WITH b AS (
-    ${holdSql('$1::text', '$2::bigint')}
+export const HOLD_AND_RECORD = `WITH run_key AS (
+    SELECT COALESCE($5::text, r.key_id) AS key_id, r.webhook, COALESCE(r.workflow_id, r.node_type) AS workflow
+      FROM (SELECT 1) one LEFT JOIN runs r ON r.id = $3::text
+  ), ${budgetGateSql('$1::text', '(SELECT key_id FROM run_key)', '$2::bigint')} b AS (
+    ${holdSql('$1::text', '$2::bigint', 'budget_ok', 'budget_ok.ok')}
   ), e AS (
     ${entrySql({ account: '$1::text', kind: `'reserve'`, posted: '0', reserved: '$2::bigint', run: '$3::text', note: '$4::text' }, 'b')}
-  )
+  )${budgetTakeSql({ account: '$1::text', run: '$3::text', amount: '$2::bigint', hold: 'b', webhook: '(SELECT webhook FROM run_key)', workflow: '(SELECT workflow FROM run_key)' })}
   SELECT b.posted, b.reserved FROM b`;
 
-/** A hold's settle and its ledger row in one statement. $1 account, $2 held, $3 captured, $4 run, $5 note, $6 kind. */
+/**
+ * A hold's settle and its ledger row in one statement, with what it gives back to the spend limits.
+ * $1 account, $2 held, $3 captured, $4 run, $5 note, $6 kind.
+ */
 export const SETTLE_AND_RECORD = `WITH b AS (
     ${settleHoldSql('$1::text', '$2::bigint', '$3::bigint')}
   ), e AS (
     ${entrySql({ account: '$1::text', kind: '$6::text', posted: '-$3::bigint', reserved: '-$2::bigint', run: '$4::text', note: '$5::text' }, 'b')}
-  )
+  )${budgetSettleSql('$4::text', '$2::bigint', '$3::bigint', 'b')}
   SELECT b.posted, b.reserved FROM b`;
+
+/** The key a run was created with (runs/ owns the column; read here to name a refusing key limit). */
+export const RUN_KEY = `SELECT key_id FROM runs WHERE id = $1`;
 
 export const LEDGER_PAGE = `SELECT id, kind, posted_delta, reserved_delta, run_id, note, created_at FROM ledger_entries
   WHERE account_id = $1 AND ($2::bigint IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`;

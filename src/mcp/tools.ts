@@ -82,7 +82,7 @@ export function registerTools(server: McpServer, services: Services, principal: 
       input: anyObject.optional().describe('Model input; see get_model_schema'),
     },
   }, ({ nodeType, subModelId, input }) => toolCall(async () => {
-    const { run } = await services.nodeRuns.create({ accountId, nodeType, subModelId, input: input ?? {} });
+    const { run } = await services.nodeRuns.create({ accountId, keyId: principal.keyId, scope: principal.scope, nodeType, subModelId, input: input ?? {} });
     return { runId: run.id, status: run.status, estimatedCredits: Number(run.estimated_microcredits) };
   }));
 
@@ -112,7 +112,7 @@ export function registerTools(server: McpServer, services: Services, principal: 
       values: anyObject.optional(),
     },
   }, ({ workflowId, values }) => toolCall(async () => {
-    const { run } = await services.workflowRuns.create({ accountId, workflowId, values });
+    const { run } = await services.workflowRuns.create({ accountId, keyId: principal.keyId, scope: principal.scope, workflowId, values });
     return { runId: run.id, status: run.status, estimatedCredits: Number(run.estimated_microcredits) };
   }));
 }

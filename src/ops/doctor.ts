@@ -112,6 +112,13 @@ export function describe(check: CheckId, d: Record<string, any>): Finding {
         message: `${d.deliveries} delivery(ies) of account ${d.account_id} to ${d.origin} wait behind its open circuit (${d.failures} failures in a row${d.open_for_seconds > 0 ? `, next probe in ${d.open_for_seconds} s` : ', probing'}); the oldest has been due ${d.oldest_due_seconds_ago} s`,
         details: d,
       };
+    case 'budget_spend': {
+      const whose = d.key_id ? `key ${d.key_id}` : `account ${d.account_id}`;
+      const message = d.kind === 'over'
+        ? `${whose}'s ${d.period} spend ${d.spent_microcredits} µc passed its limit of ${d.limit_microcredits}`
+        : `${whose}'s ${d.period} spend ${d.spent_microcredits} µc is less than the ${d.held} µc its live holds count in it`;
+      return { check, subject: whose, message, details: d };
+    }
     case 'stalled_deliveries':
       return { check, subject: d.delivery_id, message: `event ${d.event_id} of run ${d.run_id} has been due for ${d.due_seconds_ago} s with no deliverer sending it (${d.attempts} attempt(s) so far)`, details: d };
   }

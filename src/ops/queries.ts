@@ -6,7 +6,7 @@
  * should be moving counts as stuck (the sweeper's own backstops act well within it).
  */
 
-export type CheckId = 'ledger_sums' | 'open_reservations' | 'double_charges' | 'stuck_runs' | 'unfinished_workflows' | 'stalled_deliveries' | 'circuit_held_deliveries' | 'node_charges' | 'missing_blobs';
+export type CheckId = 'ledger_sums' | 'open_reservations' | 'double_charges' | 'stuck_runs' | 'unfinished_workflows' | 'stalled_deliveries' | 'circuit_held_deliveries' | 'node_charges' | 'missing_blobs' | 'budget_spend';
 
 export interface CheckDef {
   id: CheckId;
@@ -19,6 +19,7 @@ export interface CheckDef {
 }
 
 import { CIRCUIT_THRESHOLD } from '../events/fairDelivery.js';
+import { BUDGET_SPEND_FINDINGS } from '../ledger/queries/budgets.js';
 
 const ENDED = `('COMPLETED', 'FAILED', 'CANCELED')`;
 const NODE_TERMINAL = `('COMPLETED', 'FAILED', 'SKIPPED', 'CANCELED')`;
@@ -171,6 +172,12 @@ SELECT w.destination, min(d.account_id) AS account_id, split_part(w.destination,
  WHERE w.failures >= ${CIRCUIT_THRESHOLD} AND d.status = 'pending' AND d.next_attempt_at < now() - make_interval(secs => $1)
  GROUP BY w.destination, w.failures, w.open_until
  ORDER BY w.destination LIMIT ${LIMIT}`,
+  },  {
+    id: 'budget_spend',
+    title: 'spend limits',
+    passes: "no period's spend passed its limit, and every limit's spend covers the live holds counted in it",
+    timed: false,
+    sql: BUDGET_SPEND_FINDINGS,
   },
 ];
 

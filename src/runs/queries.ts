@@ -1,10 +1,12 @@
 import { entrySql, holdSql } from '../ledger/queries.js';
+import { budgetGateSql, budgetTakeSql } from '../ledger/queries/budgets.js';
 import { cursorTimeSql } from '../pagination.js';
 
 /**
  * A standalone run created by one statement, committed on its own (all or nothing), in this order:
- * 1. the hold ($8 microcredits, ledger/queries.ts holdSql): no row when the balance cannot cover it, and
- *    then nothing below is written (the statement answers no row);
+ * 1. the hold ($8 microcredits, ledger/queries.ts holdSql): no row when the balance cannot cover it or a
+ *    spend limit of the account or of the key $17 would be passed (ledger/queries/budgets.ts, which also
+ *    counts the hold against those limits), and then nothing below is written (the statement answers no row);
  * 2. the Idempotency-Key claim ($12 key or NULL, $13 request hash), only once funded: a key already
  *    taken raises a unique violation (idempotency_keys_pkey) and the caller looks at the earlier request
  *    (runs/idempotency.ts). The balance row is locked before the key, as in workflow creation, so the two
@@ -16,13 +18,13 @@ import { cursorTimeSql } from '../pagination.js';
  * statement (Db.queryPrepared).
  * $1 id, $2 account, $3 kind, $4 node type, $5 sub-model, $6 workflow, $7 input, $8 cost, $9 webhook,
  * $10 cancel-after seconds, $11 timeout seconds, $12 idempotency key, $13 request hash, $14 scope, $15 the
- * creating span's traceparent or NULL (tracing/), $16 priority level; the job's parameters follow.
+ * creating span's traceparent or NULL (tracing/), $16 priority level, $17 the API key; the job's parameters follow.
  */
 export function createRunStatement(jobSql: string): string {
   return `
-WITH hold AS (
-  ${holdSql('$2::text', '$8::bigint', undefined, '$8::bigint > 0')}
-), funded AS (
+WITH ${budgetGateSql('$2::text', '$17::text', '$8::bigint')} hold AS (
+  ${holdSql('$2::text', '$8::bigint', 'budget_ok', '$8::bigint > 0 AND budget_ok.ok')}
+)${budgetTakeSql({ account: '$2::text', run: '$1::text', amount: '$8::bigint', hold: 'hold', webhook: '$9::jsonb', workflow: 'COALESCE($6::text, $4::text)', newRun: true })}, funded AS (
   SELECT 1 FROM hold UNION ALL SELECT 1 WHERE $8::bigint = 0
 ), claim AS (
   ${claimKeySql('$2::text', '$12::text', '$14::text', '$13::text', '$1::text', 'funded')}
@@ -30,9 +32,9 @@ WITH hold AS (
 ), gate AS (
   SELECT 1 FROM claim UNION ALL SELECT 1 FROM funded WHERE $12::text IS NULL
 ), run AS (
-  INSERT INTO runs (id, account_id, kind, node_type, sub_model_id, workflow_id, status, input, estimated_microcredits, reserved_microcredits, webhook, cancel_after, timeout_seconds, enqueued_at, trace_parent, priority)
+  INSERT INTO runs (id, account_id, kind, node_type, sub_model_id, workflow_id, status, input, estimated_microcredits, reserved_microcredits, webhook, cancel_after, timeout_seconds, enqueued_at, trace_parent, priority, key_id)
   SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, 'QUEUED', $7::jsonb, $8::bigint, $8::bigint, $9::jsonb,
-         CASE WHEN $10::int IS NULL THEN NULL ELSE now() + make_interval(secs => $10::int) END, $11::int, now(), $15::text, $16::smallint
+         CASE WHEN $10::int IS NULL THEN NULL ELSE now() + make_interval(secs => $10::int) END, $11::int, now(), $15::text, $16::smallint, $17::text
     FROM gate
   RETURNING *
 ), entry AS (

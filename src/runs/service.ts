@@ -7,7 +7,8 @@ import { CHANNELS, notify, type Notifier } from '../db/notifier.js';
 import { AppError, asFieldErrors } from '../errors.js';
 import { newId } from '../ids.js';
 import { decodeCursor, pageOf } from '../pagination.js';
-import { balanceOf, insufficientCredits } from '../ledger/ledger.js';
+import { refusalOf } from '../ledger/ledger.js';
+import { checkModelScope, type KeyScope } from '../keys/scopes.js';
 import type { Queryable } from '../db/pool.js';
 import { checkKeyFormat, createOnce, Refused, type KeyClaim } from './idempotency.js';
 import type { Catalog } from '../catalog/catalog.js';
@@ -28,8 +29,9 @@ export type CreateModelRun = Static<typeof CreateNodeRunBody> & {
   nodeType: string;
   idempotencyKey?: string;
   cancelAfterSeconds?: number;
-  /** The key asking (its priority ceiling is read only when more than normal priority is asked). */
-  keyId?: string;
+  /** The API key the run is created with: its spend limits and allow-list apply, and its priority ceiling is read only when more than normal priority is asked. */
+  keyId?: string | null;
+  scope?: KeyScope;
 };
 
 export interface CreatedRun {
@@ -66,6 +68,7 @@ export class ModelRunService {
         extra: { replacement: model.deprecated.replacement },
       });
     }
+    checkModelScope(c.scope, model);
     const input = asFieldErrors('input', () => {
       const valid = this.catalog.validateInput(mode, call.input, { path: 'input' });
       checkInlineAudio(mode, valid, 'input');
@@ -82,26 +85,25 @@ export class ModelRunService {
     const cost = BigInt(holdPriceMicrocredits(mode, input));
     const requestHash = crypto.createHash('sha256').update(canonicalJson({ nodeType: model.nodeType, subModelId: resolved.subModelId, input: c.input ?? {}, webhook: c.webhook ?? null })).digest('hex');
     const timeout = mode.timeoutSeconds ?? 600;
-    const level = await allowedPriority(this.db, c.keyId, c.priority ?? undefined);
+    const level = await allowedPriority(this.db, c.keyId ?? undefined, c.priority ?? undefined);
 
     // One round trip when nothing stands in the way (runs/queries.ts createRunStatement); a second only for
     // a refusal or an Idempotency-Key seen before (runs/idempotency.ts).
     const runId = newId('run');
     // Fair shares (queue/fairness.ts): the job goes behind its own account's live runs, not everyone's.
     // Priority first (queue/fairness.ts jobPriority), then fair shares: behind its own account's live runs.
-    const job = this.queue.runJobInsert('run', { runId, kind: 'node' }, timeout + 60, 17, { prioritySql: jobPrioritySql('$2', '$16') });
+    const job = this.queue.runJobInsert('run', { runId, kind: 'node' }, timeout + 60, 18, { prioritySql: jobPrioritySql('$2', '$16') });
     const sql = q.createRunStatement(job.sql);
     const values = [
       runId, c.accountId, 'node', model.nodeType, resolved.subModelId, null, input, cost, webhook ?? null,
-      c.cancelAfterSeconds ?? null, timeout, c.idempotencyKey ?? null, requestHash, 'node-run', currentTraceparent(), level, ...job.values,
+      c.cancelAfterSeconds ?? null, timeout, c.idempotencyKey ?? null, requestHash, 'node-run', currentTraceparent(), level, c.keyId ?? null, ...job.values,
     ];
     const claim = c.idempotencyKey === undefined ? null : { accountId: c.accountId, key: c.idempotencyKey, scope: 'node-run' as const, requestHash };
     const once = await createOnce(this.db, claim, async () => {
       const run = (await this.db.queryPrepared('atelier_create_node_run', sql, values)).rows[0];
       if (run) return run;
-      // No row: the hold was refused (ledger/queries.ts holdSql), or there is no such account (balanceOf says which).
-      const b = await balanceOf(this.db, c.accountId);
-      throw new Refused(insufficientCredits(cost, b.available));
+      // No row: a spend limit or the balance refused the hold (ledger/queries.ts holdSql), or there is no such account (refusalOf says which).
+      throw new Refused(await refusalOf(this.db, c.accountId, c.keyId ?? null, cost));
     });
     if ('replayOf' in once) return { run: (await this.db.query(q.RUN_BY_ID, [once.replayOf])).rows[0], replayed: true };
     this.db.notifyAfterCommit(CHANNELS.jobs);

@@ -1,5 +1,6 @@
 import { deliveryInsertSql, eventInsertSql } from '../events/queries.js';
 import { entrySql, settleHoldSql } from '../ledger/queries.js';
+import { budgetSettleSql } from '../ledger/queries/budgets.js';
 import { claimNodeSql, settleNodeCtes } from '../runs/queries/nodes.js';
 import { stampRunSql } from '../runs/queries/workflowRuns.js';
 import { cursorTimeSql } from '../pagination.js';
@@ -49,7 +50,7 @@ WITH ${settleNodeCtes({ run: '$1', node: '$2', status: '$3::text', output: '$4::
   ${settleHoldSql('$8::text', 's.held', `CASE WHEN $3::text = 'COMPLETED' THEN s.held ELSE 0 END`, 'settled s', 's.held > 0')}
 ), entry AS (
   ${entrySql({ account: '$8::text', kind: `CASE WHEN $3::text = 'COMPLETED' THEN 'capture' ELSE 'release' END`, posted: `CASE WHEN $3::text = 'COMPLETED' THEN -s.held ELSE 0 END`, reserved: '-s.held', run: '$1', note: '$9' }, 'settled s', 's.held > 0')}
-), cached AS (
+)${budgetSettleSql('$1::text', 's.held', `CASE WHEN $3::text = 'COMPLETED' THEN s.held ELSE 0 END`, 'balance, settled s')}, cached AS (
   ${cacheStoreSql({ account: '$8::text', key: 's.cache_key', nodeType: 's.node_type', output: '$4::jsonb', workflow: '$15', run: '$1' }, 'settled s', `$3::text = 'COMPLETED'`)}
 ), event AS (
   ${eventInsertSql({ eventId: '$10::text', account: '$8::text', run: '$1', type: '$11', payload: '$12' }, 'settled')}

@@ -1,7 +1,7 @@
 import type { Catalog } from '../catalog/catalog.js';
 import type { ModeDef } from '../catalog/types.js';
 import type { Queryable } from '../db/pool.js';
-import { release, reserveMore } from '../ledger/ledger.js';
+import { release, reserveMoreOrRefusal } from '../ledger/ledger.js';
 import { PricingError } from '../pricing/price.js';
 import { holdPriceMicrocredits } from '../catalog/routes.js';
 import { cacheKey, mapFileRefs, nodeInput } from './inputs.js';
@@ -133,7 +133,7 @@ export function holdAdjustment(held: bigint, price: bigint): { more: bigint; sur
   return price > held ? { more: price - held, surplus: 0n } : { more: 0n, surplus: held - price };
 }
 
-export type NodeHold = { ok: true; price: bigint } | { ok: false; price: bigint; more: bigint; available: bigint };
+export type NodeHold = { ok: true; price: bigint } | { ok: false; price: bigint; more: bigint; available: bigint; budget?: string };
 
 /**
  * Moves the account's hold for a ready node to the node's price, inside the executor's transaction (the
@@ -145,8 +145,10 @@ export type NodeHold = { ok: true; price: bigint } | { ok: false; price: bigint;
 export async function holdNodePrice(tx: Queryable, c: { accountId: string; runId: string; nodeId: string; held: bigint; price: bigint }): Promise<NodeHold> {
   const { more, surplus } = holdAdjustment(c.held, c.price);
   if (more > 0n) {
-    const available = await reserveMore(tx, c.accountId, more, c.runId, `node ${c.nodeId} priced at its input: ${c.price} (held ${c.held})`);
-    if (available !== undefined) return { ok: false, price: c.price, more, available };
+    const refused = await reserveMoreOrRefusal(tx, c.accountId, more, c.runId, `node ${c.nodeId} priced at its input: ${c.price} (held ${c.held})`);
+    // A spend limit refuses the node as the balance does (issue 29): it fails, with the limit named.
+    if (refused?.code === 'BUDGET_EXCEEDED') return { ok: false, price: c.price, more, available: 0n, budget: refused.message };
+    if (refused) return { ok: false, price: c.price, more, available: BigInt(refused.extra!.availableMicrocredits as number) };
   } else if (surplus > 0n) {
     await release(tx, c.accountId, surplus, c.runId, `node ${c.nodeId} priced at its input: ${c.price} (held ${c.held})`);
   }
@@ -162,7 +164,7 @@ export function insufficientMessage(h: Extract<NodeHold, { ok: false }>): string
  * claimed: price it and move the account's hold (the caller then writes the price on the node row).
  * `ok: false` carries the failure the node ends with (nothing was moved).
  */
-export async function chargeReadyNode(tx: Queryable, c: { accountId: string; runId: string; nodeId: string; held: bigint; mode: ModeDef; input: Record<string, unknown> }): Promise<{ ok: true; price: bigint } | { ok: false; code: 'INSUFFICIENT_CREDITS' | 'PRICING_ERROR'; message: string }> {
+export async function chargeReadyNode(tx: Queryable, c: { accountId: string; runId: string; nodeId: string; held: bigint; mode: ModeDef; input: Record<string, unknown> }): Promise<{ ok: true; price: bigint } | { ok: false; code: 'INSUFFICIENT_CREDITS' | 'PRICING_ERROR' | 'BUDGET_EXCEEDED'; message: string }> {
   let price: bigint;
   try {
     price = nodePrice(c.mode, c.input);
@@ -171,5 +173,6 @@ export async function chargeReadyNode(tx: Queryable, c: { accountId: string; run
     throw err;
   }
   const hold = await holdNodePrice(tx, { accountId: c.accountId, runId: c.runId, nodeId: c.nodeId, held: c.held, price });
+  if (!hold.ok && hold.budget) return { ok: false, code: 'BUDGET_EXCEEDED', message: `node ${c.nodeId}: ${hold.budget}` };
   return hold.ok ? hold : { ok: false, code: 'INSUFFICIENT_CREDITS', message: insufficientMessage(hold) };
 }

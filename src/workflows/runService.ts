@@ -6,6 +6,7 @@ import type { Db, Queryable } from '../db/pool.js';
 import type { KeyClaim } from '../runs/idempotency.js';
 import { CHANNELS, notify } from '../db/notifier.js';
 import { AppError, FieldError } from '../errors.js';
+import { checkModelScope, type KeyScope } from '../keys/scopes.js';
 import { newId } from '../ids.js';
 import { decodeCursor, pageOf } from '../pagination.js';
 import { release, reserve } from '../ledger/ledger.js';
@@ -31,7 +32,11 @@ const STATUSES = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'];
  * declared here so `workflows` does not import `runs`.
  */
 /** A workflow run to create: the request body of POST /v1/runs plus what the route reads from headers. */
-export type CreateWorkflowRun = Static<typeof CreateWorkflowRunBody> & { accountId: string; idempotencyKey?: string; cancelAfterSeconds?: number };
+export type CreateWorkflowRun = Static<typeof CreateWorkflowRunBody> & {
+  accountId: string; idempotencyKey?: string; cancelAfterSeconds?: number;
+  /** The API key the run is created with (its spend limits apply to every hold of the run) and its scope. */
+  keyId?: string | null; scope?: KeyScope;
+};
 
 export interface RunRecords {
   createOnce<T>(claim: KeyClaim | null, create: () => Promise<T>): Promise<{ created: T } | { replayOf: string }>;
@@ -60,6 +65,7 @@ export class WorkflowRunService {
     const modelNodes = graph.nodes.filter((n) => n.type !== 'request' && n.type !== 'response');
     for (const n of modelNodes) {
       const m = this.catalog.model(n.type)!;
+      checkModelScope(c.scope, m, `node ${n.id}`);
       const mode = n.subModelId ? m.modes.find((x) => x.subModelId === n.subModelId)! : defaultMode(m);
       const a = this.catalog.availability(m, mode);
       if (!a.available) throw new AppError('MODEL_UNAVAILABLE', `node ${n.id} (${n.type}) cannot run on this server: ${a.reason ?? 'unavailable'}. Nothing was charged.`);
@@ -73,11 +79,11 @@ export class WorkflowRunService {
     const claim = c.idempotencyKey === undefined ? null : { accountId: c.accountId, key: c.idempotencyKey, scope: 'workflow-run' as const, requestHash };
     const once = await this.nodeRuns.createOnce(claim, () => this.db.tx(async (tx) => {
       const runId = newId('run');
-      const run = (await tx.query(runSql.INSERT_RUN, [runId, c.accountId, row.id, values, total, webhook, c.cancelAfterSeconds ?? null, graph, currentTraceparent()])).rows[0];
+      const run = (await tx.query(runSql.INSERT_RUN, [runId, c.accountId, row.id, values, total, webhook, c.cancelAfterSeconds ?? null, graph, currentTraceparent(), c.keyId ?? null])).rows[0];
       // Every node's row in one statement: a statement each made a 100-node run's creation a hundred round trips.
       await tx.query(nodeSql.INSERT_NODE_RUNS, [runId, modelNodes.map((n) => n.id), modelNodes.map((n) => n.type), modelNodes.map((n) => n.subModelId ?? null), prices.map((p) => p.microcredits)]);
       // The balance row is locked before the key is claimed, as in a model run's creation (no deadlock between them).
-      await reserve(tx, c.accountId, total, runId);
+      await reserve(tx, c.accountId, total, runId, c.keyId ?? null);
       if (claim) await this.nodeRuns.claimKey(tx, claim, runId);
       // enqueued_at defaults to the insert's now(): the run is stamped already.
       await this.queue.enqueueRun(tx, { runId, kind: 'workflow' }, 120, { stamped: true });

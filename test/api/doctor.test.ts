@@ -65,7 +65,7 @@ test('a database after real work is clean: no findings, exit 0', async () => {
   assert.deepEqual(report.findings, []);
   assert.equal(json.code, 0, json.stderr);
   assert.equal(report.ok, true);
-  assert.deepEqual(report.checks.map((c: { id: string }) => c.id), ['ledger_sums', 'open_reservations', 'double_charges', 'stuck_runs', 'unfinished_workflows', 'stalled_deliveries', 'circuit_held_deliveries', 'node_charges', 'missing_blobs']);
+  assert.deepEqual(report.checks.map((c: { id: string }) => c.id), ['ledger_sums', 'open_reservations', 'double_charges', 'stuck_runs', 'unfinished_workflows', 'stalled_deliveries', 'circuit_held_deliveries', 'budget_spend', 'node_charges', 'missing_blobs']);
   assert.ok(report.totals.runs >= 8 && report.totals.ledgerEntries > 0, JSON.stringify(report.totals));
   const human = await runCli(['doctor'], env);
   assert.equal(human.code, 0, human.stderr);

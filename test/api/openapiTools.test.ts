@@ -33,9 +33,9 @@ describe('the OpenAPI document as third-party tools see it', () => {
     assert.deepEqual(served.servers, [{ url: srv.url, description: 'This server' }, { url: `${srv.url}/api`, description: 'This server, under /api as the hosted service is addressed' }]);
     assert.equal(served.info.license.identifier, 'MIT');
     const ops = Object.entries(served.paths as Record<string, Record<string, any>>).flatMap(([p, item]) => Object.entries(item).map(([m, op]) => ({ key: `${m.toUpperCase()} ${p}`, op })));
-    assert.equal(ops.length, 51);
+    assert.equal(ops.length, 56);
     assert.deepEqual(ops.map((o) => o.key).sort(), Object.keys(OPERATION_IDS).sort(), 'one operationId per operation');
-    assert.equal(new Set(ops.map((o) => o.op.operationId)).size, 51);
+    assert.equal(new Set(ops.map((o) => o.op.operationId)).size, 56);
     for (const { key, op } of ops) {
       for (const s of ['400', '401', '429', '500', '503']) assert.ok(op.responses[s], `${key} documents ${s}`);
       if (op.requestBody) assert.ok(op.responses['413'] && op.responses['415'], `${key} documents 413 and 415`);

@@ -83,6 +83,14 @@ test('every operation answers as the document says, through a Prism validation p
 
   // Discovery, credits, estimates
   await call('GET', '/v1/credits/balance', k);
+  // Keys, scopes and spend limits (issue 29).
+  const keyList = await call('GET', '/v1/keys', k);
+  const ownKey = keyList.body.keys[0].id;
+  await call('GET', `/v1/keys/${ownKey}`, k);
+  assert.equal((await call('GET', '/v1/keys/key_nope', k)).status, 404);
+  await call('PATCH', `/v1/keys/${ownKey}`, { ...k, body: { nodeTypes: null, budgets: { month: 10 ** 12 } } });
+  await call('GET', '/v1/credits/budgets', k);
+  await call('PATCH', '/v1/credits/budgets', { ...k, body: { total: 10 ** 12 } });
   await call('GET', '/v1/models', k);
   await call('GET', '/v1/models/search', k);
   await call('GET', '/v1/models/search?query=image', k);

@@ -3,6 +3,7 @@ import { AppError } from '../../errors.js';
 import type { KeyService, Principal } from '../../keys/service.js';
 import { rateHeaders, retryAfterSeconds } from '../../keys/rateWindow.js';
 import { sendError } from '../../errorReplies/body.js';
+import { roleRefusal } from '../../keys/scopes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -60,6 +61,12 @@ export function registerAuth(app: FastifyInstance, keys: KeyService): void {
         sendError(req, reply, new AppError('RATE_LIMITED', `Rate limit exceeded; retry in ${retry} s`, {
           headers: { 'Retry-After': String(retry) },
         }));
+        return;
+      }
+      // A run-only or read-only key's refused call (keys/scopes.ts) ends here, before its handler.
+      const refused = roleRefusal(principal.scope.role, req.method, req.routeOptions.url);
+      if (refused) {
+        sendError(req, reply, refused);
         return;
       }
       req.principal = principal;

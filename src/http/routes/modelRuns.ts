@@ -41,6 +41,8 @@ export async function modelRunRoutes(app: TypedApp, { services }: { services: Se
     const wait = parsePreferWait(header(req, 'prefer'));
     const { run, replayed } = await tracedRunCreate(req, { 'atelier.run.kind': 'model', 'atelier.model': req.params.nodeType }, () => runs.create({
       accountId: principal.accountId,
+      keyId: principal.keyId,
+      scope: principal.scope,
       nodeType: req.params.nodeType,
       subModelId: body.subModelId,
       input: body.input ?? {},
@@ -48,7 +50,6 @@ export async function modelRunRoutes(app: TypedApp, { services }: { services: Se
       idempotencyKey: header(req, 'idempotency-key'),
       cancelAfterSeconds: parseCancelAfter(header(req, 'cancel-after')),
       priority: body.priority,
-      keyId: principal.keyId,
     }));
     return answerCreatedRun(reply, {
       run, replayed, location: `/v1/nodes/runs/${run.id}`, wait,

@@ -41,6 +41,7 @@ export async function workflowRunRoutes(app: TypedApp, { services }: { services:
     const wait = parsePreferWait(header(req, 'prefer'));
     const { run, replayed } = await tracedRunCreate(req, { 'atelier.run.kind': 'workflow', 'atelier.workflow.id': body.workflowId }, () => runs.create({
       accountId, workflowId: body.workflowId, values: body.values, webhook: body.webhook,
+      keyId: principalOf(req).keyId, scope: principalOf(req).scope,
       idempotencyKey: header(req, 'idempotency-key'), cancelAfterSeconds: parseCancelAfter(header(req, 'cancel-after')),
     }));
     return answerCreatedRun(reply, {

@@ -33,7 +33,7 @@ function splitGenerateInput(input: Record<string, unknown>, fallbackModel?: stri
 async function startModelRun(ctx: ToolContext, modelId: string, subModelId: string | undefined, inputs: Record<string, unknown>) {
   // A sub-model id or a nodeType (a multi-mode model's default sub-model), as schema and pricing name models.
   const r = ctx.services.catalog.resolveModelId(modelId);
-  const { run } = await ctx.services.nodeRuns.create({ accountId: ctx.accountId, nodeType: r.model.nodeType, subModelId: subModelId ?? r.subModelId, input: inputs });
+  const { run } = await ctx.services.nodeRuns.create({ accountId: ctx.accountId, keyId: ctx.principal.keyId, scope: ctx.principal.scope, nodeType: r.model.nodeType, subModelId: subModelId ?? r.subModelId, input: inputs });
   return { runId: run.id as string, status: run.status as string, modelId: (subModelId ?? r.subModelId ?? r.model.nodeType) as string, estimatedCredits: Number(run.estimated_microcredits) };
 }
 

@@ -64,7 +64,7 @@ function runValues(w: Workflow, values: Record<string, unknown>): Record<string,
 }
 
 async function startAndWait(ctx: ToolContext, w: Workflow, values: Record<string, unknown>, waitSeconds: number | undefined): Promise<ToolAnswer> {
-  const { run } = await ctx.services.workflowRuns.create({ accountId: ctx.accountId, workflowId: w.id, values: runValues(w, values) });
+  const { run } = await ctx.services.workflowRuns.create({ accountId: ctx.accountId, keyId: ctx.principal.keyId, scope: ctx.principal.scope, workflowId: w.id, values: runValues(w, values) });
   const bound = ctx.services.config.mcpRunWaitSeconds;
   const a = await waitAndAnswer(ctx, run.id, Math.min(waitSeconds ?? bound, bound));
   return { text: `Started workflow ${w.name}.\n${a.text}`, structured: { ...a.structured, started: true } };

@@ -4,8 +4,13 @@ import { AppError } from '../../errors.js';
 import { field, pageContext, sendHtml, signedIn } from '../context.js';
 import { parseDateInput, parseIntField } from '../views/format.js';
 import { apiKeysPage, editKeyPage, type KeyFormValues } from '../views/apiKeys.js';
+import { scopeInputOf } from '../views/keyScope.js';
 
-const FIELD_NAMES: Record<string, string> = { label: 'Label', perMinute: 'Requests per minute', perDay: 'Requests per day', expiresAt: 'Expiry date' };
+const FIELD_NAMES: Record<string, string> = {
+  label: 'Label', perMinute: 'Requests per minute', perDay: 'Requests per day', expiresAt: 'Expiry date', role: 'Role',
+  'budgets.day': 'Spend limit per UTC day', 'budgets.month': 'Spend limit per UTC month', 'budgets.total': 'Spend limit in total',
+  nodeTypes: 'Allowed models', categories: 'Allowed categories', providers: 'Allowed providers',
+};
 const DONE: Record<string, string> = { revoked: 'Key revoked. Requests with it are refused from now on.', updated: 'Key updated.' };
 
 /** A refusal from the key service in the form's words ("perDay must be…" → "Requests per day must be…"). */
@@ -16,7 +21,11 @@ function friendly(err: AppError): string {
 }
 
 function formValues(body: unknown): KeyFormValues {
-  return { label: field(body, 'label'), expiresOn: field(body, 'expiresOn'), perMinute: field(body, 'perMinute'), perDay: field(body, 'perDay') };
+  return {
+    label: field(body, 'label'), expiresOn: field(body, 'expiresOn'), perMinute: field(body, 'perMinute'), perDay: field(body, 'perDay'),
+    role: field(body, 'role'), nodeTypes: field(body, 'nodeTypes'), categories: field(body, 'categories'), providers: field(body, 'providers'),
+    dayLimit: field(body, 'dayLimit'), monthLimit: field(body, 'monthLimit'), totalLimit: field(body, 'totalLimit'),
+  };
 }
 
 /** Settings > API Keys (spec 2.1): list, create (shown once), edit label and limits, revoke. */
@@ -63,7 +72,7 @@ export async function apiKeyRoutes(app: FastifyInstance, { services }: { service
     const key = await ownKey(ctx.user, id);
     const values = formValues(req.body);
     try {
-      await keys.update(ctx.user, id, { label: values.label, perMinute: parseIntField(values.perMinute), perDay: parseIntField(values.perDay) });
+      await keys.update(ctx.user, id, { label: values.label, perMinute: parseIntField(values.perMinute), perDay: parseIntField(values.perDay), ...scopeInputOf(values) });
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500 || err.status === 404) throw err;
       return sendHtml(reply, editKeyPage(ctx, key, { values, notice: { kind: 'error', text: friendly(err) } }), err.status);

@@ -3,6 +3,7 @@ import { LIMITS, MAX_KEYS_PER_ACCOUNT } from '../../keys/service.js';
 import { html, type Html } from '../html.js';
 import { formatTime } from './format.js';
 import { csrfField, page, type Notice, type PageContext } from './layout.js';
+import { scopeCell, scopeFields, type KeyScopeFormValues } from './keyScope.js';
 
 const STATE_LABEL: Record<KeyState, string> = { active: 'Active', expired: 'Expired', revoked: 'Revoked' };
 
@@ -11,7 +12,7 @@ export function stateBadge(state: KeyState): Html {
 }
 
 /** What the create form held, to show it again after a refusal. */
-export interface KeyFormValues {
+export interface KeyFormValues extends KeyScopeFormValues {
   label?: string;
   expiresOn?: string;
   perMinute?: string;
@@ -77,6 +78,7 @@ function keyRow(ctx: PageContext, k: ApiKeyInfo): Html {
   <td class="num">${k.rateLimitPerDay.toLocaleString('en')}</td>
   <td>${k.lastUsedAt ? formatTime(k.lastUsedAt) : html`<span class="muted">never</span>`}</td>
   <td>${stateBadge(k.state)}</td>
+  <td class="scope">${scopeCell(k)}</td>
   <td><div class="row-actions">${usable ? html`
     <a class="button small" href="/settings/api-keys/${k.id}/edit" aria-label="Edit ${k.label}">Edit</a>
     <form method="post" action="/settings/api-keys/${k.id}/revoke" data-confirm="Revoke the key “${k.label}”? Every request made with it will be refused (401) from now on. This cannot be undone.">
@@ -92,7 +94,7 @@ export function apiKeysPage(ctx: PageContext, d: { keys: ApiKeyInfo[]; created?:
     ? html`<p class="empty">No keys yet. Create one above to call the API.</p>`
     : html`<div class="table-wrap"><table class="keys">
   <caption class="visually-hidden">Your API keys</caption>
-  <thead><tr><th scope="col">Label</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col" class="num">Per minute</th><th scope="col" class="num">Per day</th><th scope="col">Last used</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+  <thead><tr><th scope="col">Label</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col" class="num">Per minute</th><th scope="col" class="num">Per day</th><th scope="col">Last used</th><th scope="col">State</th><th scope="col">Scope and spend</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
   <tbody>${d.keys.map((k) => keyRow(ctx, k))}</tbody>
 </table></div>`;
   return page(ctx, 'API keys', html`
@@ -127,6 +129,7 @@ export function editKeyPage(ctx: PageContext, key: ApiKeyInfo, d: { values?: Key
       <input id="perDay" name="perDay" type="number" inputmode="numeric" required min="${LIMITS.perDay.min}" max="${LIMITS.perDay.max}" value="${v.perDay ?? key.rateLimitPerDay}">
       <small>${LIMITS.perDay.min} to ${LIMITS.perDay.max.toLocaleString('en')}</small>
     </div>
+    ${scopeFields(key, v)}
     <div class="actions"><button type="submit" class="button primary">Save</button> <a class="button ghost" href="/settings/api-keys">Cancel</a></div>
   </form>
 </section>`, { notice: d.notice });
