@@ -4,10 +4,11 @@ import { rowOf, rowsOf } from '../db/typed.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Catalog } from '../catalog/catalog.js';
-import { priceMicrocredits } from '../pricing/price.js';
+import { holdPriceMicrocredits } from '../catalog/routes.js';
+import { checkModelScope, type KeyScope } from '../keys/scopes.js';
 import { parseWebhookConfig } from '../events/webhookConfig.js';
 import { NODE_RUN_EVENTS } from '../events/types.js';
-import { balanceOf, insufficientCredits } from '../ledger/ledger.js';
+import { refusalOf } from '../ledger/ledger.js';
 import { allowedPriority } from '../keys/priority.js';
 import { jobPrioritySql } from '../queue/fairness.js';
 import type { JobQueue } from '../queue/queue.js';
@@ -23,6 +24,8 @@ export const MAX_BATCH_SIZE = 100;
 export interface CreateBatch {
   accountId: string;
   keyId?: string;
+  /** The key's scope: its allow-list and role apply to the batch's model as to a single run. */
+  scope?: KeyScope;
   nodeType: string;
   subModelId?: string | null;
   inputs: Array<Record<string, unknown>>;
@@ -55,6 +58,7 @@ export class BatchService {
       const path = `body.inputs[${i}]`;
       const call = this.catalog.resolveCall(c.nodeType, c.subModelId ?? undefined, raw ?? {}, { inputPath: path });
       const { model, mode } = call.resolved;
+      if (i === 0) checkModelScope(c.scope, model);
       if (model.deprecated) {
         throw new AppError('MODEL_DEPRECATED', `${model.nodeType} was retired on ${model.deprecated.at.slice(0, 10)}; use ${model.deprecated.replacement} instead`, {
           extra: { replacement: model.deprecated.replacement },
@@ -68,7 +72,7 @@ export class BatchService {
       }
       return {
         id: newId('run'), nodeType: model.nodeType, subModelId: call.resolved.subModelId, input,
-        cost: BigInt(priceMicrocredits(mode.pricing, input)), timeout: mode.timeoutSeconds ?? 600,
+        cost: BigInt(holdPriceMicrocredits(mode, input)), timeout: mode.timeoutSeconds ?? 600,
       };
     });
     const nodeType = items[0]!.nodeType;
@@ -81,7 +85,7 @@ export class BatchService {
     const batchId = newId('bat');
     // One job per new run; a batch's later inputs queue behind its earlier ones (batch_index), all behind
     // the account's other live runs at the same priority (queue/fairness.ts).
-    const job = this.queue.runJobInsert('run', { runId: '', kind: 'node' }, 0, 12, {
+    const job = this.queue.runJobInsert('run', { runId: '', kind: 'node' }, 0, 13, {
       prioritySql: jobPrioritySql('$2', '$7', 'run.batch_index'),
       perRow: { runIdSql: 'run.id', expireSql: 'run.timeout_seconds + 60' },
     });
@@ -90,15 +94,16 @@ export class BatchService {
     })).digest('hex');
     const json = items.map((it) => ({ id: it.id, subModelId: it.subModelId, input: it.input, cost: it.cost.toString(), timeout: it.timeout }));
     const values = [batchId, c.accountId, nodeType, c.subModelId ?? null, total, items.length, level, JSON.stringify(json), webhook ?? null,
-      c.idempotencyKey ?? null, requestHash, ...job.values];
+      c.idempotencyKey ?? null, requestHash, c.keyId ?? null, ...job.values];
     const claim = c.idempotencyKey === undefined ? null : { accountId: c.accountId, key: c.idempotencyKey, scope: 'batch' as const, requestHash };
     const once = await createOnce(this.db, claim, async () => {
       const created = await rowOf<{ id: string }>(this.db, createBatchStatement(job.sql), values);
       if (created) return created;
-      // No row: the hold was refused (or there is no such account; balanceOf says which).
-      const b = await balanceOf(this.db, c.accountId);
-      const refusal = insufficientCredits(total, b.available);
-      throw new Refused(new AppError('INSUFFICIENT_CREDITS', `this batch of ${items.length} runs costs ${total} microcredits but only ${b.available} are available; nothing was started`, { extra: refusal.extra }));
+      // No row: a spend limit or the balance refused the hold (or there is no such account; refusalOf says which).
+      const refusal = await refusalOf(this.db, c.accountId, c.keyId ?? null, total);
+      if (refusal.code !== 'INSUFFICIENT_CREDITS') throw new Refused(refusal);
+      const available = refusal.extra?.availableMicrocredits;
+      throw new Refused(new AppError('INSUFFICIENT_CREDITS', `this batch of ${items.length} runs costs ${total} microcredits but only ${available} are available; nothing was started`, { extra: refusal.extra }));
     });
     if ('replayOf' in once) return { batch: await this.get(c.accountId, once.replayOf), replayed: true };
     this.db.notifyAfterCommit(CHANNELS.jobs);

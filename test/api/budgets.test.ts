@@ -111,3 +111,34 @@ test('a completed workflow run keeps its charge in the spend; a run whose estima
   const ok = await srv.request('POST', '/v1/nodes/word_count/run', { key: other.key, body: { input: { text: 'a b c' } } });
   assert.equal(ok.status, 202, ok.text);
 });
+
+test("a batch is held against the key's limits as one hold; each run's share is given back by its own settle; a key limited to other models is refused", async () => {
+  const u = await srv.user({ microcredits: 1_000_000n });
+  const price = (await srv.request('POST', '/v1/nodes/word_count/run', { key: u.key, body: { input: { text: 'a b c' } } })).body;
+  await waitForStatus(srv, u.key, `/v1/nodes/runs/${price.runId ?? price.id}`, ['COMPLETED'], 60_000);
+  const one = (await srv.request('GET', `/v1/nodes/runs/${price.runId ?? price.id}`, { key: u.key })).body.creditUsed as number;
+  assert.ok(one > 0, 'word_count costs something');
+  const keyId = await keyWithDailyLimit(u, one * 4);
+  const spent0 = await spentOf(u, keyId);
+  const inputs = (n: number) => Array.from({ length: n }, (_, i) => ({ text: `batch ${i}` }));
+  // Five runs would pass what is left of the limit: refused whole, nothing held.
+  const before = await balance(srv, u.key);
+  const refused = expectErrorBody(await srv.request('POST', '/v1/nodes/word_count/batch', { key: u.key, body: { inputs: inputs(5) } }), 403, 'BUDGET_EXCEEDED');
+  assert.equal(refused.limit.period, 'day');
+  assert.deepEqual(await balance(srv, u.key), before);
+  // Three fit: admitted, each run's share recorded apart, and once all are charged the spend is what was charged.
+  const ok = await srv.request('POST', '/v1/nodes/word_count/batch', { key: u.key, body: { inputs: inputs(3) } });
+  assert.equal(ok.status, 202, ok.text);
+  const shares = await srv.services.db.query(`SELECT count(DISTINCT run_id)::int AS n FROM budget_holds WHERE run_id = ANY($1)`, [ok.body.runs.map((r: any) => r.runId)]);
+  assert.ok(shares.rows[0].n <= 3);
+  for (const r of ok.body.runs) await waitForStatus(srv, u.key, `/v1/nodes/runs/${r.runId}`, ['COMPLETED'], 60_000);
+  assert.equal(await spentOf(u, keyId), spent0 + 3 * one);
+  const left = await srv.services.db.query(`SELECT count(*)::int AS n FROM budget_holds WHERE run_id = ANY($1)`, [ok.body.runs.map((r: any) => r.runId)]);
+  assert.equal(left.rows[0].n, 0, 'every share settled');
+  // A key limited to another model may not start a batch of this one.
+  const set = await srv.request('PATCH', `/v1/keys/${keyId}`, { key: u.key, body: { nodeTypes: ['espeak_tts'] } });
+  assert.equal(set.status, 200, set.text);
+  expectErrorBody(await srv.request('POST', '/v1/nodes/word_count/batch', { key: u.key, body: { inputs: inputs(1) } }), 403, 'KEY_SCOPE_MODEL');
+  const report = await runDoctor(srv.services.db, { stuckAfterSeconds: 3600, catalog: srv.services.catalog });
+  assert.ok(report.ok, JSON.stringify(report.findings, null, 1));
+});

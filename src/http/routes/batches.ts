@@ -24,7 +24,7 @@ export async function batchRoutes(app: TypedApp, { services }: { services: Servi
     const key = req.headers['idempotency-key'];
     const { batch, replayed } = await services.batches.create({
       idempotencyKey: Array.isArray(key) ? key[0] : key,
-      accountId: principal.accountId, keyId: principal.keyId, nodeType: req.params.nodeType,
+      accountId: principal.accountId, keyId: principal.keyId, scope: principal.scope, nodeType: req.params.nodeType,
       subModelId: req.body.subModelId, inputs: req.body.inputs, webhook: req.body.webhook, priority: req.body.priority,
     });
     if (replayed) reply.header('Idempotent-Replayed', 'true');

@@ -62,7 +62,9 @@ function levelSql(spent: Sql, lim: Sql): string {
  * `workflow`: the payload's workflowId (the node type of a model run). `newRun`: the run is created by this
  * statement, so it holds nothing yet (a plain insert; a later hold of a run adds to its share).
  */
-export function budgetTakeSql(e: { account: Sql; run: Sql; amount: Sql; hold: string; webhook: Sql; workflow: Sql; newRun?: boolean }): string {
+export function budgetTakeSql(e: { account: Sql; run: Sql; amount: Sql; hold: string; webhook: Sql; workflow: Sql; newRun?: boolean;
+  /** Several runs made by one hold (a batch): each run's share recorded apart, so each run's settle gives back its own. */
+  shares?: { from: string; run: Sql; amount: Sql } }): string {
   const webhook = `(${e.webhook})`;
   const wanted = `t.notified_percent > t.was_notified`;
   return `, budget_take AS (
@@ -74,7 +76,9 @@ export function budgetTakeSql(e: { account: Sql; run: Sql; amount: Sql; hold: st
             'evt_' || substr(md5(random()::text || clock_timestamp()::text || g.id::text), 1, 24) AS event_id
 ), budget_held AS (
   INSERT INTO budget_holds (run_id, budget_id, period_start, amount)
-  SELECT ${e.run}, t.id, t.period_start, ${e.amount} FROM budget_take t${e.newRun ? '' : `
+  ${e.shares
+    ? `SELECT ${e.shares.run}, t.id, t.period_start, ${e.shares.amount} FROM budget_take t CROSS JOIN ${e.shares.from} WHERE ${e.shares.amount} > 0`
+    : `SELECT ${e.run}, t.id, t.period_start, ${e.amount} FROM budget_take t`}${e.newRun || e.shares ? '' : `
   ON CONFLICT (run_id, budget_id) DO UPDATE SET
     amount = CASE WHEN budget_holds.period_start = EXCLUDED.period_start THEN budget_holds.amount + EXCLUDED.amount ELSE EXCLUDED.amount END,
     period_start = EXCLUDED.period_start`}

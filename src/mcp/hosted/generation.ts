@@ -192,7 +192,7 @@ async function batchExecute(ctx: ToolContext, args: Record<string, unknown>): Pr
       const r = ctx.services.catalog.resolveModelId(first.modelId);
       const subModelId = first.subModelId ?? r.subModelId;
       const { batch } = await ctx.services.batches.create({
-        accountId: ctx.accountId, keyId: ctx.principal.keyId, nodeType: r.model.nodeType, subModelId, inputs: ok.map((p) => p.inputs),
+        accountId: ctx.accountId, keyId: ctx.principal.keyId, scope: ctx.principal.scope, nodeType: r.model.nodeType, subModelId, inputs: ok.map((p) => p.inputs),
       });
       batchId = batch.id;
       started = new Map(ok.map((p, i) => [p.index, {

@@ -1,4 +1,5 @@
 import { entrySql, holdSql } from '../../ledger/queries.js';
+import { budgetGateSql, budgetTakeSql } from '../../ledger/queries/budgets.js';
 import { claimKeySql } from '../queries.js';
 
 /**
@@ -12,12 +13,14 @@ import { claimKeySql } from '../queries.js';
  * 4. one reserve ledger row per run (together exactly the hold); 5. one queue job per run (`jobSql`, from
  *    JobQueue, over the CTE named run).
  * $1 batch id, $2 account, $3 node type, $4 sub-model (as asked), $5 total price, $6 size, $7 priority level,
- * $8 items, $9 webhook, $10 idempotency key, $11 request hash (the job's placeholders follow).
+ * $8 items, $9 webhook, $10 idempotency key, $11 request hash, $12 the API key (the spend limits of the
+ * account and of the key gate the whole hold, as a single run's create does; each run's share is recorded
+ * apart so that its own settle gives it back) (the job's placeholders follow).
  */
 export function createBatchStatement(jobSql: string): string {
   return `
-WITH hold AS (
-  ${holdSql('$2::text', '$5::bigint', undefined, '$5::bigint > 0')}
+WITH ${budgetGateSql('$2::text', '$12::text', '$5::bigint')} hold AS (
+  ${holdSql('$2::text', '$5::bigint', 'budget_ok', '$5::bigint > 0 AND budget_ok.ok')}
 ), funded AS (
   SELECT 1 FROM hold UNION ALL SELECT 1 WHERE $5::bigint = 0
 ), claim AS (
@@ -38,7 +41,8 @@ WITH hold AS (
          (i.item->>'cost')::bigint, (i.item->>'cost')::bigint, $9::jsonb, (i.item->>'timeout')::int, now(), $7::smallint, b.id, i.idx
     FROM batch b CROSS JOIN items i
   RETURNING *
-), entry AS (
+)${budgetTakeSql({ account: '$2::text', run: '(SELECT min(id) FROM run)', amount: '$5::bigint', hold: 'hold', webhook: '$9::jsonb', workflow: '$3::text',
+    shares: { from: 'run r', run: 'r.id', amount: 'r.estimated_microcredits' } })}, entry AS (
   ${entrySql({ account: 'run.account_id', kind: `'reserve'`, posted: '0', reserved: 'run.estimated_microcredits', run: 'run.id', note: `'batch ' || run.batch_id` }, 'run', 'run.estimated_microcredits > 0')}
 ), job AS (
   ${jobSql}
