@@ -9,10 +9,11 @@
 //
 // The files run in three phases, in this order (README, "Tests"):
 //   unit      test/unit: pure code, no database or server; one file per core side by side.
-//   one-api   test/api, test/compat, test/cli, test/sdk: each file starts one Atelier on a database of its
-//             own, listening on port 0, so two files run side by side (ATELIER_TEST_CONCURRENCY, default 2).
-//   serial    everything else (test/system, test/engines, test/web): several processes, kills, signals,
-//             load, real engines or a browser, whose point is lost if another file competes: one at a time.
+//   shared    test/api, test/compat, test/cli, test/sdk, test/engines, test/web and test/system but for the
+//             files below: each starts its own Atelier(s) on a database of its own, on ports the OS picks,
+//             and polls with generous limits, so two run side by side (ATELIER_TEST_CONCURRENCY, default 2).
+//   alone     the system tests whose point is a measure of the machine (memory, fairness or throughput under
+//             load, 1,000 concurrent requests, a container build): one at a time, nothing else running.
 // A failing phase does not stop the next; the exit code is 1 if any failed.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -72,10 +73,14 @@ const testFiles = files.length ? files : listTests('test');
 
 const under = (file, ...dirs) => dirs.some((d) => path.relative(process.cwd(), path.resolve(file)).startsWith(path.join('test', d) + path.sep));
 const apiConcurrency = Number(process.env.ATELIER_TEST_CONCURRENCY ?? 2);
+// Measures of the machine: another file beside them would change what they measure.
+const ALONE = ['uploadMemory', 'engineResources', 'runFairness', 'webhookFairness', 'slowloris', 'container', 'inflightRemote', 'budgets', 'rateLeases', 'modelCheckAtStart']
+  .map((name) => path.join('test', 'system', `${name}.test.ts`));
+const alone = (file) => ALONE.includes(path.relative(process.cwd(), path.resolve(file)));
 const phases = [
   { name: 'unit', concurrency: os.availableParallelism(), files: testFiles.filter((f) => under(f, 'unit')) },
-  { name: 'one-api', concurrency: apiConcurrency, files: testFiles.filter((f) => under(f, 'api', 'compat', 'cli', 'sdk')) },
-  { name: 'serial', concurrency: 1, files: testFiles.filter((f) => !under(f, 'unit', 'api', 'compat', 'cli', 'sdk')) },
+  { name: 'shared', concurrency: apiConcurrency, files: testFiles.filter((f) => !under(f, 'unit') && !alone(f)) },
+  { name: 'alone', concurrency: 1, files: testFiles.filter((f) => alone(f)) },
 ].filter((p) => p.files.length > 0);
 
 // `ATELIER_BLOB_STORE=s3 npm test`: every test server keeps its artifacts in a bucket of an s3rver the helpers
