@@ -8,25 +8,7 @@ import { ChildPool, type ChildJob } from './childPool.js';
 import { groupResidentBytes } from './processGroup.js';
 import { rebuildError, serializeError, type ChildMessage } from './protocol.js';
 import { currentTraceparent } from '../tracing/tracing.js';
-
-/**
- * Engines that share a pool of children: one family's children load the same libraries and models, so a
- * warm child serves any engine of its family. Engines not listed get a pool of their own.
- */
-const FAMILIES: Array<[RegExp, string]> = [
-  [/^(text-template|json-extract|text-split|text-join|markdown-html|word-count)$/, 'text'],
-  [/^(esrgan|human-objects|human-faces|nsfwjs|describe-image)$/, 'tfjs'],
-  [/^(imgly-background-removal|paddle-ocr)$/, 'onnx'],
-  [/^(image-|poster-render$|qr-code$|pattern-art$)/, 'image'],
-  [/^video-/, 'video'],
-  [/^(audio-|espeak$|flite$|festival$|sfxr$)/, 'audio'],
-  [/^(openai|fal|replicate|comfyui)$/, 'remote'],
-];
-
-export function familyOf(engineId: string): string {
-  for (const [re, family] of FAMILIES) if (re.test(engineId)) return family;
-  return engineId;
-}
+import { familyOf } from '../engines/families.js';
 
 /** How often the children's resident memory is read while any child is alive. */
 const MEMORY_POLL_MS = 500;

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { outputBytes } from '../../../src/execution/limits.js';
 import { executionLimitsFromEnv } from '../../../src/config.js';
-import { familyOf } from '../../../src/execution/pools.js';
+import { familyOf } from '../../../src/engines/families.js';
 
 test('output size counts UTF-8 text, file bytes and JSON text', () => {
   assert.equal(outputBytes({ output: { kind: 'text', text: 'é' } }), 2);
