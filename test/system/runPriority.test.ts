@@ -22,7 +22,10 @@ let dataDir: string;
 before(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-priority-'));
   gated = await startGatedModel(dataDir);
-  srv = await startTestServer({ ATELIER_ALLOW_PRIVATE_URLS: '1', ATELIER_WORKER_CONCURRENCY: '1' }, { dataDir });
+  // The gated model is remote, and remote runs give their CPU slot back (issue 31, execution/remoteLane.ts):
+  // a worker cap of one remote run makes the next claimed run wait, holding the one slot, so the runs
+  // behind it stay in the queue where priority orders them.
+  srv = await startTestServer({ ATELIER_ALLOW_PRIVATE_URLS: '1', ATELIER_WORKER_CONCURRENCY: '1', ATELIER_REMOTE_INFLIGHT: '1' }, { dataDir });
 });
 after(async () => {
   await gated.close();
@@ -76,29 +79,28 @@ test('with a backlog queued first, a high-priority run of the same account start
     assert.equal(r.status, 200, r.text);
     return r.body as { status: string; queuePosition?: number | null; estimatedStartAt?: string | null };
   };
-  // B2 and B3 wait before B4.
-  await until('B4 stands behind B2 and B3', async () => (await position(last)).queuePosition === 2);
+  // B2 has left the queue (claimed, waiting for the worker's one remote place); B3 waits before B4.
+  await until('B4 stands behind B3', async () => (await position(last)).queuePosition === 1);
   const urgent = await run(u.key, 'URGENT', 5);
-  await until('the urgent run goes ahead of the whole backlog', async () => (await position(urgent)).queuePosition === 0 && (await position(last)).queuePosition === 3);
+  await until('the urgent run goes ahead of the whole queued backlog', async () => (await position(urgent)).queuePosition === 0 && (await position(last)).queuePosition === 2);
 
   gated.release('B1');
-  // The next run to reach the engine is the urgent one, though B2..B4 were queued before it.
-  assert.deepEqual(await gated.waitForStarted(2), ['B1', 'URGENT']);
-  await until('B4 moved up as the urgent run started', async () => (await position(last)).queuePosition === 2);
-  gated.release('URGENT');
-  await gated.waitForStarted(3);
-  await until('B4 moved up as B2 started', async () => (await position(last)).queuePosition === 1);
+  assert.deepEqual(await gated.waitForStarted(2), ['B1', 'B2']);
+  // The next run taken from the queue is the urgent one, though B3 and B4 were queued before it.
+  await until('B4 moved up as the urgent run left the queue', async () => (await position(last)).queuePosition === 1);
   // Runs have left the queue between snapshots, so the queue's pace is known and so is an estimate.
   const standing = await position(last);
   assert.equal(standing.status, 'QUEUED');
   assert.ok(standing.estimatedStartAt && !Number.isNaN(Date.parse(standing.estimatedStartAt)), JSON.stringify(standing));
   gated.release('B2');
-  await gated.waitForStarted(4);
+  assert.deepEqual(await gated.waitForStarted(3), ['B1', 'B2', 'URGENT']);
   await until('B4 is next', async () => (await position(last)).queuePosition === 0);
+  gated.release('URGENT');
+  await gated.waitForStarted(4);
   gated.release('B3');
   await gated.waitForStarted(5);
   gated.release('B4');
-  assert.deepEqual(gated.started, ['B1', 'URGENT', 'B2', 'B3', 'B4']);
+  assert.deepEqual(gated.started, ['B1', 'B2', 'URGENT', 'B3', 'B4']);
   for (const id of [...backlog, urgent]) {
     const done = await waitForStatus(srv, u.key, `/v1/nodes/runs/${id}`, ['COMPLETED', 'FAILED']);
     assert.equal(done.status, 'COMPLETED');
@@ -112,13 +114,15 @@ test('queue positions cost one query per snapshot, however many runs are polled 
   gated.started.length = 0;
   const ids = [await run(u.key, 'S1'), await run(u.key, 'S2'), await run(u.key, 'S3')];
   await gated.waitForStarted(1);
+  await until('S2 left the queue', async () => (await srv.request('GET', `/v1/nodes/runs/${ids[1]}`, { key: u.key })).body.status === 'RUNNING');
   let queries = 0;
   const counting = { query: (text: string, values?: unknown[]) => (queries++, srv.services.db.query(text, values)) } as unknown as Queryable;
   let clock = 1_000_000;
   const positions = new QueuePositions(counting, { maxAgeMs: 1000, now: () => clock });
   for (let poll = 0; poll < 10; poll++) {
     const standings = await Promise.all(ids.map((id) => positions.of(id)));
-    assert.deepEqual(standings.map((s) => s.position), [null, 0, 1]);
+    // S1 runs, S2 was claimed and waits for the worker's one remote place, S3 is next in the queue.
+    assert.deepEqual(standings.map((s) => s.position), [null, null, 0]);
   }
   assert.equal(queries, 1);
   clock += 1001;

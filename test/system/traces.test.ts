@@ -16,7 +16,7 @@ import { formatSpanTree, spanTree, startOtlpReceiver, type OtlpReceiver, type Re
 
 // Issue 30 item 5: one workflow run (a local text node feeding a remote LLM node) through an API process and
 // a worker process, traced by the standard OTEL_* variables into a local OTLP/HTTP receiver. One trace:
-// HTTP request -> run -> each node -> its engine call -> (in the engine child) the provider request; and the
+// HTTP request -> run -> each node -> its engine call -> (in the worker's remote lane) the provider request; and the
 // run's webhook deliveries, from a deliverer process, under the run too.
 const KEY = 'sk-traces-0123456789';
 
@@ -109,7 +109,7 @@ test('a two-node workflow run with a remote provider call is one trace: request 
   await until('the POST /v1/runs server span', () => (http = receiver.spans.find((s) => s.name === 'POST /v1/runs')) !== undefined, 60_000, tails);
   const row = (await opened.db.query(`SELECT trace_parent FROM runs WHERE id = $1`, [runId])).rows[0];
   assert.match(row.trace_parent, new RegExp(`^00-${http!.traceId}-[0-9a-f]{16}-01$`), 'the run row carries the trace');
-  // Every span of the run has arrived once the provider request (sent from the engine child), both nodes'
+  // Every span of the run has arrived once the provider request (sent from the worker), both nodes'
   // settles and a span for every webhook delivery the receiver got have.
   const ofTrace = () => receiver.spans.filter((s) => s.traceId === http!.traceId);
   await until('the run.completed webhook', () => hooks.forPath('/traced').some((r) => r.json?.type === 'run.completed'), 60_000, tails);
@@ -165,12 +165,13 @@ test('a two-node workflow run with a remote provider call is one trace: request 
   const sumCharged = nodes.reduce((s, n) => s + Number(n.span.attributes['atelier.microcredits.charged']), 0);
   assert.equal(sumCharged, run.actualCredits, `the nodes' charges add up to the run's (${JSON.stringify(charged)})`);
 
-  // The provider request: a client span made in the engine child, under the LLM node's engine span.
+  // The provider request: a client span under the LLM node's engine span, made in the worker (remote calls
+  // run in the worker's remote lane, not in an engine child: execution/remoteLane.ts, issue 31).
   const llmEngine = nodes[1]!.children[0]!;
   const provider = find(llmEngine, (s) => s.kind === 3);
   assert.equal(provider.length >= 1, true, printed);
   const p = provider[0]!.span;
-  assert.equal(p.resource['atelier.process'], 'engine', 'the provider request is made in the engine child');
+  assert.equal(p.resource['atelier.process'], 'worker', 'the provider request is made in the worker');
   assert.equal(p.attributes['http.request.method'], 'POST');
   assert.equal(p.name, `POST ${new URL(openai.url).host}`);
   assert.equal(llmEngine.span.attributes['atelier.route'], 'openai/gpt-5.4', 'the route: the adapter and the provider\'s model');

@@ -75,7 +75,7 @@ describe('the web app in Chromium', { timeout: 240_000, skip: noChromium }, () =
     assert.match(key, /^gx_[0-9A-Za-z]{40}$/);
     assert.equal((await api('/v1/models', key)).status, 200);
     const row = page.locator('tr', { hasText: 'from the browser' });
-    assert.equal((await row.locator('.badge').textContent())?.trim(), 'Active');
+    assert.equal((await row.locator('.badge[class*="badge-"]').textContent())?.trim(), 'Active');
     assert.match(await row.textContent() ?? '', new RegExp(`${key.slice(0, 11)}…`), 'the prefix is listed, not the key');
     // Back on the page, the key is gone from it for good.
     await page.goto(`${srv.url}/settings/api-keys`);
@@ -95,7 +95,7 @@ describe('the web app in Chromium', { timeout: 240_000, skip: noChromium }, () =
     await srv.services.db.query(`UPDATE api_keys SET expires_at = now() - interval '1 minute' WHERE label = 'short-lived'`);
     await page.goto(`${srv.url}/settings/api-keys`);
     const row = page.locator('tr', { hasText: 'short-lived' });
-    assert.equal((await row.locator('.badge').textContent())?.trim(), 'Expired');
+    assert.equal((await row.locator('.badge[class*="badge-"]').textContent())?.trim(), 'Expired');
     assert.equal(await row.getAttribute('data-state'), 'expired');
     assert.equal((await api('/v1/credits/balance', key)).status, 401);
   });
@@ -122,7 +122,7 @@ describe('the web app in Chromium', { timeout: 240_000, skip: noChromium }, () =
     await dialog.waitFor({ state: 'visible' });
     await Promise.all([page.waitForURL(/done=revoked/), dialog.locator('button.confirm-button').click()]);
     assert.match(await page.textContent('.notice') ?? '', /Key revoked/);
-    assert.equal((await page.locator('tr', { hasText: 'to revoke' }).locator('.badge').textContent())?.trim(), 'Revoked');
+    assert.equal((await page.locator('tr', { hasText: 'to revoke' }).locator('.badge[class*="badge-"]').textContent())?.trim(), 'Revoked');
     const refused = await api('/v1/models', key);
     assert.equal(refused.status, 401);
     assert.equal(refused.body.code, 'UNAUTHORIZED');
