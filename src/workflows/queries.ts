@@ -4,6 +4,7 @@ import { budgetSettleSql } from '../ledger/queries/budgets.js';
 import { claimNodeSql, settleNodeCtes } from '../runs/queries/nodes.js';
 import { stampRunSql } from '../runs/queries/workflowRuns.js';
 import { cursorTimeSql } from '../pagination.js';
+import type { Graph } from './types.js';
 
 /**
  * The workflow executor's one-statement steps (workflows/executor.ts), assembled from the fragments each
@@ -106,6 +107,29 @@ export const CACHE_STORE = cacheStoreSql({ account: '$1::text', key: '$2::text',
 
 
 // --- workflows ---------------------------------------------------------------------------------------
+
+/** A row of workflows as `SELECT *` answers it. */
+export interface WorkflowRow {
+  id: string;
+  /** null for a system workflow */
+  account_id: string | null;
+  slug: string | null;
+  name: string;
+  description: string;
+  category: string | null;
+  graph: Graph;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** LIST_WORKFLOWS: a workflow's summary and its cursor text. */
+export interface WorkflowSummaryRow {
+  id: string;
+  name: string;
+  updated_at: Date;
+  cursor_at: string;
+  node_count: number;
+}
 
 export const INSERT_WORKFLOW = `INSERT INTO workflows (id, account_id, name, description, graph) VALUES ($1, $2, $3, $4, $5) RETURNING *`;
 
