@@ -21,6 +21,9 @@ export async function countOf(db: Queryable, sql: string, values?: unknown[]): P
   return (await db.query(sql, values)).rowCount ?? 0;
 }
 
+// These reads are where a row gets its named type: the metric of untyped `.rows` reads
+// (scripts/house/source.mjs untypedRowReads) counts them, as casts, and nothing else should need one.
+
 /**
  * rowsOf for a prepared statement (Db.queryPrepared on a Db, pool.ts queryPrepared on a transaction's
  * client): the same call, its rows named.
