@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.js';
+import { rowOf, rowsOf } from '../db/typed.js';
 import { LEASE_TTL_MS } from './quotaLease.js';
 import type { KeyRole } from './scopes.js';
 
@@ -183,8 +184,7 @@ export async function pruneStreamsOf(q: Queryable, keyId: string): Promise<void>
 }
 
 export async function countLiveStreams(q: Queryable, keyId: string): Promise<number> {
-  const { rows } = await q.query(COUNT, [keyId]);
-  return (rows[0] as { n: number }).n;
+  return (await rowOf<{ n: number }>(q, COUNT, [keyId]))!.n;
 }
 
 export async function openStream(q: Queryable, id: string, keyId: string, holder: string): Promise<void> {
@@ -197,6 +197,5 @@ export async function closeStream(q: Queryable, id: string): Promise<void> {
 
 /** Renews `holder`'s rows; returns those of `keyIds` (API key or web session ids) that are still valid. */
 export async function renewAndCheckStreams(q: Queryable, holder: string, keyIds: string[]): Promise<string[]> {
-  const { rows } = await q.query(RENEW_AND_CHECK, [holder, keyIds]);
-  return (rows as Array<{ id: string }>).map((r) => r.id);
+  return (await rowsOf<{ id: string }>(q, RENEW_AND_CHECK, [holder, keyIds])).map((r) => r.id);
 }
