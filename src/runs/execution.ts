@@ -42,12 +42,12 @@ export class ModelRunExecutor {
 
   async execute(runId: string): Promise<void> {
     const claimed = (await this.db.tx(async (tx) => {
-      const run = await rowOf<q.ModelRunRow & { previous_status: string }>(tx, q.CLAIM_RUN, [runId, this.workerId, this.opts.leaseSeconds]);
+      const run = await rowOf<q.ClaimedRunRow>(tx, q.CLAIM_RUN, [runId, this.workerId, this.opts.leaseSeconds]);
       if (run && run.previous_status === 'QUEUED') {
         await recordEvent(tx, { accountId: run.account_id, runId, workflowId: run.node_type, type: 'run.started', data: { status: 'RUNNING', totalNodes: 1 }, webhook: run.webhook });
       }
       return run;
-    })) as any;
+    }));
     if (!claimed) return; // finished, canceled, or held by a live worker
     if (claimed.kind !== 'node') return;
     if (claimed.attempts > MAX_ATTEMPTS) {
@@ -90,7 +90,7 @@ export class ModelRunExecutor {
     });
   }
 
-  private async settleSuccess(run: any, outputs: EngineOutputs, route?: RouteReport): Promise<boolean> {
+  private async settleSuccess(run: q.ModelRunRow, outputs: EngineOutputs, route?: RouteReport): Promise<boolean> {
     const done = await this.db.tx(async (tx) => {
       const stored = await this.runner.store(tx, run.account_id, run.id, outputs, { nodeType: run.node_type, subModelId: run.sub_model_id });
       const eventOutputs = (await renderOutput(this.files, stored, tx)).output;
@@ -106,7 +106,7 @@ export class ModelRunExecutor {
     return done !== undefined;
   }
 
-  private observe(run: any): void {
+  private observe(run: q.ModelRunRow | undefined): void {
     if (run) annotate({ 'atelier.run.status': run.status, 'atelier.microcredits.charged': run.charged_microcredits }, run.status === 'FAILED' ? run.error : null);
     if (run) this.opts.metrics?.observeRun('node', run.node_type, run.status, run.started_at, run.finished_at);
   }

@@ -150,6 +150,9 @@ UPDATE runs r SET status = 'RUNNING', started_at = COALESCE(r.started_at, now())
  WHERE r.id = prev.id AND (prev.status = 'QUEUED' OR (prev.status = 'RUNNING' AND r.lease_expires_at < now()))
 RETURNING r.*, prev.status AS previous_status`;
 
+/** What CLAIM_RUN answers: the run, started now or before, and the status it had. */
+export type ClaimedRunRow = ModelRunRow & { started_at: Date; previous_status: string };
+
 export const PROGRESS = `UPDATE runs SET progress = $3, progress_message = $4 WHERE id = $1 AND status = 'RUNNING' AND lease_owner = $2`;
 
 /**

@@ -37,7 +37,7 @@ export type CreateModelRun = Static<typeof CreateNodeRunBody> & {
 
 export interface CreatedRun {
   /** The new run's main columns (id, status, estimated_microcredits, …), or a replayed run's whole row. */
-  run: any;
+  run: q.RunRow | q.CreatedRunRow;
   /** True when an earlier request with the same Idempotency-Key created it. */
   replayed: boolean;
 }
@@ -106,7 +106,8 @@ export class ModelRunService {
       // No row: a spend limit or the balance refused the hold (ledger/queries.ts holdSql), or there is no such account (refusalOf says which).
       throw new Refused(await refusalOf(this.db, c.accountId, c.keyId ?? null, cost));
     });
-    if ('replayOf' in once) return { run: await rowOf<q.RunRow>(this.db, q.RUN_BY_ID, [once.replayOf]), replayed: true };
+    // The key was claimed in the statement that created its run, so the run it names exists.
+    if ('replayOf' in once) return { run: (await rowOf<q.RunRow>(this.db, q.RUN_BY_ID, [once.replayOf]))!, replayed: true };
     this.db.notifyAfterCommit(CHANNELS.jobs);
     return { run: once.created, replayed: false };
   }
@@ -122,14 +123,14 @@ export class ModelRunService {
   }
 
   /** A run of this account, or 404 (also for another account's run). */
-  async get(accountId: string, runId: string, kind: 'node' | 'workflow' = 'node'): Promise<any> {
+  async get(accountId: string, runId: string, kind: 'node' | 'workflow' = 'node'): Promise<q.RunRow> {
     if (!/^run_[0-9A-Za-z]{1,40}$/.test(runId)) throw new AppError('NOT_FOUND', 'run not found');
     const run = await rowOf<q.RunRow>(this.db, q.RUN_BY_ID, [runId]);
     if (!run || run.account_id !== accountId || run.kind !== kind) throw new AppError('NOT_FOUND', 'run not found');
     return run;
   }
 
-  async list(accountId: string, cursor: string | undefined, limit: number): Promise<{ runs: any[]; nextCursor: string | null }> {
+  async list(accountId: string, cursor: string | undefined, limit: number): Promise<{ runs: q.ListedRunRow[]; nextCursor: string | null }> {
     const after = decodeCursor(cursor);
     const rows = await rowsOf<q.ListedRunRow>(this.db, q.LIST_RUNS, [accountId, 'node', after[0], after[1], limit + 1]);
     const { page, nextCursor } = pageOf(rows, limit, (r) => r.cursor_at);
@@ -137,7 +138,7 @@ export class ModelRunService {
   }
 
   /** Both kinds of run, newest first (summary columns only). */
-  async listAll(accountId: string, cursor: string | undefined, limit: number): Promise<{ runs: any[]; nextCursor: string | null }> {
+  async listAll(accountId: string, cursor: string | undefined, limit: number): Promise<{ runs: q.RunSummaryRow[]; nextCursor: string | null }> {
     const after = decodeCursor(cursor);
     const rows = await rowsOf<q.RunSummaryRow>(this.db, q.LIST_ALL_RUNS, [accountId, after[0], after[1], limit + 1]);
     const { page, nextCursor } = pageOf(rows, limit, (r) => r.cursor_at);
@@ -148,7 +149,7 @@ export class ModelRunService {
    * Cancels a queued or running run at once and refunds its hold. A running engine is told to stop through
    * a NOTIFY to whichever worker holds it; that worker's own settle then finds the run already ended.
    */
-  async cancel(accountId: string, runId: string, reason = 'canceled by request'): Promise<any> {
+  async cancel(accountId: string, runId: string, reason = 'canceled by request'): Promise<q.RunRow> {
     await this.get(accountId, runId);
     await this.cancelById(runId, reason);
     return this.get(accountId, runId);

@@ -31,7 +31,7 @@ export interface FinishInput {
  * or nothing happens; only when it moved is the hold captured (success) or released (failure, cancel), the
  * event written and the run's end announced. Returns the finished row, or undefined if it was not ours to finish.
  */
-export async function finishModelRun(tx: Queryable, f: FinishInput): Promise<any | undefined> {
+export async function finishModelRun(tx: Queryable, f: FinishInput): Promise<q.ModelRunRow | undefined> {
   // Lock the row first so the hold we read is the one we settle.
   const before = await rowOf<{ reserved_microcredits: bigint }>(tx, q.LOCK_RUN_HOLD, [f.runId]);
   if (!before) return undefined;

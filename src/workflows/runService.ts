@@ -43,7 +43,7 @@ export type CreateWorkflowRun = Static<typeof CreateWorkflowRunBody> & {
 export interface RunRecords {
   createOnce<T>(claim: KeyClaim | null, create: () => Promise<T>): Promise<{ created: T } | { replayOf: string }>;
   claimKey(tx: Queryable, claim: KeyClaim, runId: string): Promise<void>;
-  get(accountId: string, runId: string, kind?: 'node' | 'workflow'): Promise<any>;
+  get(accountId: string, runId: string, kind?: 'node' | 'workflow'): Promise<RunRow>;
 }
 
 /** Workflow runs: priced with the estimate function, reserved, and handed to the executor through the queue. */
@@ -95,18 +95,18 @@ export class WorkflowRunService {
     return { run: once.created, replayed: false };
   }
 
-  async get(accountId: string, runId: string): Promise<{ run: any; nodes: any[] }> {
+  async get(accountId: string, runId: string): Promise<{ run: RunRow; nodes: nodeSql.NodeRunRow[] }> {
     const run = await this.nodeRuns.get(accountId, runId, 'workflow');
     const nodes = await rowsOf<nodeSql.NodeRunRow>(this.db, nodeSql.NODE_RUNS_OF, [[runId]]);
     return { run, nodes };
   }
 
   /** The node rows of these runs (a list page's runs). */
-  async nodesOf(runIds: string[]): Promise<any[]> {
+  async nodesOf(runIds: string[]): Promise<nodeSql.NodeRunRow[]> {
     return rowsOf<nodeSql.NodeRunRow>(this.db, nodeSql.NODE_RUNS_OF, [runIds]);
   }
 
-  async batch(accountId: string, ids: string[]): Promise<Array<{ run: any; nodes: any[] }>> {
+  async batch(accountId: string, ids: string[]): Promise<Array<{ run: RunRow; nodes: nodeSql.NodeRunRow[] }>> {
     const runs = await rowsOf<RunRow>(this.db, runSql.RUNS_OF_ACCOUNT, [ids, accountId]);
     const nodes = await this.nodesOf(runs.map((r) => r.id));
     const order = new Map(ids.map((id, i) => [id, i]));
