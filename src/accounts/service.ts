@@ -6,6 +6,7 @@ import { newId } from '../ids.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { openBalance } from '../ledger/ledger.js';
 import * as q from './queries.js';
+import { countOf, rowOf, rowsOf } from '../db/typed.js';
 
 export interface User {
   id: string;
@@ -26,7 +27,7 @@ export function normalizeEmail(email: string): string {
   return e;
 }
 
-function toUser(row: any): User {
+function toUser(row: q.UserRow): User {
   return {
     id: row.id,
     email: row.email,
@@ -49,8 +50,8 @@ export class AccountService {
   constructor(private readonly db: Db) {}
 
   async findByEmail(email: string): Promise<User | undefined> {
-    const r = await this.db.query(q.USER_BY_EMAIL, [normalizeEmail(email)]);
-    return r.rows[0] ? toUser(r.rows[0]) : undefined;
+    const r = await rowOf<q.UserRow>(this.db, q.USER_BY_EMAIL, [normalizeEmail(email)]);
+    return r ? toUser(r) : undefined;
   }
 
   async requireByEmail(email: string): Promise<User> {
@@ -60,8 +61,8 @@ export class AccountService {
   }
 
   async findById(id: string): Promise<User | undefined> {
-    const r = await this.db.query(q.USER_BY_ID, [id]);
-    return r.rows[0] ? toUser(r.rows[0]) : undefined;
+    const r = await rowOf<q.UserRow>(this.db, q.USER_BY_ID, [id]);
+    return r ? toUser(r) : undefined;
   }
 
   /**
@@ -69,9 +70,9 @@ export class AccountService {
    * so the answer time does not tell which emails have accounts.
    */
   async checkPassword(email: string, password: string): Promise<User | undefined> {
-    let row: any;
+    let row: q.UserRow | undefined;
     try {
-      row = (await this.db.query(q.USER_BY_EMAIL, [normalizeEmail(email)])).rows[0];
+      row = await rowOf<q.UserRow>(this.db, q.USER_BY_EMAIL, [normalizeEmail(email)]);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
     }
@@ -81,7 +82,7 @@ export class AccountService {
 
   /** The organizations the user belongs to, by name. */
   async organizations(userId: string): Promise<Array<{ id: string; name: string; role: string }>> {
-    return (await this.db.query(q.ORGS_OF_USER, [userId])).rows;
+    return rowsOf<q.MembershipRow>(this.db, q.ORGS_OF_USER, [userId]);
   }
 
   /** Creates a user (and, with orgName, joins or creates that organization and makes it active). */
@@ -115,8 +116,8 @@ export class AccountService {
     const user = await this.requireByEmail(email);
     let orgId: string | null = null;
     if (orgName !== null) {
-      const org = (await this.db.query(q.ORG_BY_NAME, [orgName])).rows[0];
-      if (!org || (await this.db.query(q.IS_MEMBER, [org.id, user.id])).rowCount === 0) {
+      const org = await rowOf<q.OrgRow>(this.db, q.ORG_BY_NAME, [orgName]);
+      if (!org || (await countOf(this.db, q.IS_MEMBER, [org.id, user.id])) === 0) {
         throw new AppError('NOT_FOUND', `${user.email} is not a member of an organization named ${orgName}`);
       }
       orgId = org.id;
@@ -136,7 +137,7 @@ function dummyHash(): Promise<string> {
 async function joinOrg(c: PoolClient, userId: string, orgName: string): Promise<void> {
   const name = orgName.trim();
   if (name.length < 1 || name.length > 100) throw validationError('org', 'must be 1 to 100 characters');
-  let org = (await c.query(q.ORG_BY_NAME, [name])).rows[0];
+  let org: Pick<q.OrgRow, 'id' | 'account_id'> | undefined = await rowOf<q.OrgRow>(c, q.ORG_BY_NAME, [name]);
   let role = 'member';
   if (!org) {
     const accountId = await createAccount(c, 'org', name);

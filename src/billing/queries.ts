@@ -1,5 +1,13 @@
 /** The SQL of billing/: subscriptions (its own table) and the balance read of GET /v1/credits/balance. Money moves go through ledger/. */
 
+/** BALANCES_AND_SUBSCRIPTIONS: an account's balance (int8, so bigint: db/pool.ts) and whether it subscribes. */
+export interface BalanceRow {
+  account_id: string;
+  posted: bigint;
+  reserved: bigint;
+  active: boolean;
+}
+
 /**
  * Balances and whether a subscription is active, for a batch of accounts ($1, each once): the balance
  * reads that arrive together share one statement (billing/service.ts).

@@ -3,6 +3,7 @@ import type { Db } from '../db/pool.js';
 import { AppError } from '../errors.js';
 import { balanceOf, grant, type Balance } from '../ledger/ledger.js';
 import * as q from './queries.js';
+import { preparedRowsOf } from '../db/typed.js';
 
 /** Credit operations that stand alone (top-ups, balance reads); run-related moves go through the run services. */
 export class CreditService {
@@ -13,7 +14,7 @@ export class CreditService {
    * instead of statements queueing for pool connections. On the hottest read of the API this turns a
    * round trip per request into one per batch.
    */
-  private readonly balances: DataLoader<string, BalanceRow | undefined>;
+  private readonly balances: DataLoader<string, q.BalanceRow | undefined>;
   private balanceReadsInFlight = 0;
   private readonly balanceBatchesWaiting: Array<() => void> = [];
 
@@ -21,7 +22,7 @@ export class CreditService {
     this.balances = new DataLoader(async (ids) => {
       this.balanceReadsInFlight++;
       try {
-        const rows = (await this.db.queryPrepared<BalanceRow>('atelier_balances_and_subscriptions', q.BALANCES_AND_SUBSCRIPTIONS, [ids])).rows;
+        const rows = await preparedRowsOf<q.BalanceRow>(this.db, 'atelier_balances_and_subscriptions', q.BALANCES_AND_SUBSCRIPTIONS, [ids]);
         const byId = new Map(rows.map((r) => [r.account_id, r]));
         return ids.map((id) => byId.get(id));
       } finally {
@@ -56,11 +57,4 @@ export class CreditService {
   grant(accountId: string, microcredits: bigint, note?: string): Promise<Balance> {
     return this.db.tx((c) => grant(c, accountId, microcredits, { note }));
   }
-}
-
-interface BalanceRow {
-  account_id: string;
-  posted: bigint;
-  reserved: bigint;
-  active: boolean;
 }

@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '../db/pool.js';
+import { countOf } from '../db/typed.js';
 
 // The SQL of catalog/: the retired models' sample run history (catalog/legacy.ts), owned here
 // (legacy_runs, legacy_seeded; src/app/tableOwners.json).
@@ -18,8 +19,7 @@ export interface LegacyRunRow {
 
 /** Marks `accountId` as seeded; false when it already was (so its history is written once). */
 export async function markSeeded(q: Queryable, accountId: string): Promise<boolean> {
-  const r = await q.query(`INSERT INTO legacy_seeded (account_id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING account_id`, [accountId]);
-  return r.rowCount !== 0;
+  return (await countOf(q, `INSERT INTO legacy_seeded (account_id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING account_id`, [accountId])) !== 0;
 }
 
 export async function insertLegacyRun(q: Queryable, run: Omit<LegacyRunRow, 'finished_at'> & { finished_at: Date }): Promise<void> {

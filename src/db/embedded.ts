@@ -233,13 +233,13 @@ async function stopUnlessShared(adminUrl: string, pgCtl: string, clusterDir: str
   let others = 0;
   try {
     await client.connect();
-    const r = await client.query(
+    const r = await client.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM pg_stat_activity
         WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND application_name LIKE 'atelier%'
           AND application_name <> $1`,
       [`atelier:${process.pid}`],
     );
-    others = r.rows[0].n;
+    others = r.rows[0]!.n;
   } catch {
     // Cannot ask: stop anyway.
   } finally {
@@ -254,7 +254,7 @@ async function assertServesCluster(adminUrl: string, clusterDir: string): Promis
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    const dir = String((await client.query('SHOW data_directory')).rows[0].data_directory);
+    const dir = String((await client.query<{ data_directory: string }>('SHOW data_directory')).rows[0]!.data_directory);
     if (fs.realpathSync(dir) !== fs.realpathSync(clusterDir)) throw new Error(`the PostgreSQL on this port serves ${dir}, not ${clusterDir}`);
   } finally {
     await client.end().catch(() => {});

@@ -33,7 +33,7 @@ export async function migrate(db: Db): Promise<string[]> {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const done = new Set((await client.query('SELECT version FROM schema_migrations')).rows.map((r) => r.version as number));
+    const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
     for (const m of loadMigrations()) {
       if (done.has(m.version)) continue;
       await client.query('BEGIN');

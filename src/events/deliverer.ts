@@ -6,9 +6,10 @@ import { guardedFetch, OutboundError } from '../net/urlGuard.js';
 import { deliveryHeaders } from './signing.js';
 import { delayBeforeAttempt } from './retrySchedule.js';
 import type { WebhookSecretService } from './secrets.js';
-import { CLAIM_FAIR, CLAIM_LOCK, FINISH_ATTEMPT, OPEN_CIRCUIT, RECORD_ATTEMPT, RECORD_DELIVERED_AND_HAND_ON, RECORD_FAILURE, RECORD_SUCCESS, RELEASE_CLAIMS, EVENT_TRACE_PARENT } from './queries.js';
+import { CLAIM_FAIR, CLAIM_LOCK, FINISH_ATTEMPT, OPEN_CIRCUIT, RECORD_ATTEMPT, RECORD_DELIVERED_AND_HAND_ON, RECORD_FAILURE, RECORD_SUCCESS, RELEASE_CLAIMS, EVENT_TRACE_PARENT, type ClaimedDeliveryRow, type EventTraceRow } from './queries.js';
 import { tracingEnabled, webhookAttempt } from '../tracing/tracing.js';
 import { countsAsFailure, destinationOf, openSecondsAfter } from './fairDelivery.js';
+import { rowOf, rowsOf } from '../db/typed.js';
 
 /** Sends one HTTP POST; resolves with the status code, rejects on network errors and time-outs. */
 export type PostFn = (url: string, headers: Record<string, string>, body: string, timeoutMs: number) => Promise<number>;
@@ -94,7 +95,7 @@ export class Deliverer {
     this.lastClaim = performance.now();
     const claimed = await this.db.tx(async (tx) => {
       await tx.query(CLAIM_LOCK);
-      return (await tx.query(CLAIM_FAIR, [this.id, free, this.opts.claimSeconds, this.opts.perDestination ?? 8])).rows;
+      return rowsOf<ClaimedDeliveryRow>(tx, CLAIM_FAIR, [this.id, free, this.opts.claimSeconds, this.opts.perDestination ?? 8]);
     });
     for (const d of claimed) {
       const p: Promise<void> = this.send(d)
@@ -114,12 +115,12 @@ export class Deliverer {
    * other destinations' claims (pass), so hand-ons never crowd a destination out; then the destination's
    * backlog drains at its full share without a claim transaction per attempt.
    */
-  private async send(first: any): Promise<void> {
-    for (let d = first; d; ) d = await this.attempt(d);
+  private async send(first: ClaimedDeliveryRow): Promise<void> {
+    for (let d: ClaimedDeliveryRow | undefined = first; d; ) d = await this.attempt(d);
   }
 
   /** One attempt of a claimed delivery, recorded; returns the delivery handed on to this slot, if any. */
-  private async attempt(d: any): Promise<any> {
+  private async attempt(d: ClaimedDeliveryRow): Promise<ClaimedDeliveryRow | undefined> {
     const body = JSON.stringify(d.payload);
     const secrets = await this.secrets.signingOf(d);
     const headers: Record<string, string> = {
@@ -129,7 +130,7 @@ export class Deliverer {
       ...deliveryHeaders(secrets, d.event_id, Math.floor(Date.now() / 1000), body),
     };
     // While traces are on, the attempt joins its run's trace (one read of the run's traceparent).
-    const run = tracingEnabled() ? (await this.db.query(EVENT_TRACE_PARENT, [d.event_id])).rows[0] : undefined;
+    const run = tracingEnabled() ? await rowOf<EventTraceRow>(this.db, EVENT_TRACE_PARENT, [d.event_id]) : undefined;
     const started = performance.now();
     let status: number | undefined;
     let error: string | undefined;
@@ -160,8 +161,8 @@ export class Deliverer {
     const destination: string = d.destination ?? destinationOf(d.account_id, d.url);
     if (outcome === 'delivered') {
       const handOn = !this.stopped && this.inFlight.size < this.opts.concurrency;
-      const next = (await retryOnConnectionLoss(() => this.db.query(RECORD_DELIVERED_AND_HAND_ON,
-        [d.id, this.id, d.attempts, status, latency, destination, handOn, this.opts.claimSeconds]))).rows[0];
+      const next = await retryOnConnectionLoss(() => rowOf<ClaimedDeliveryRow>(this.db, RECORD_DELIVERED_AND_HAND_ON,
+        [d.id, this.id, d.attempts, status, latency, destination, handOn, this.opts.claimSeconds]));
       this.opts.onAttempt?.('delivered');
       return next;
     }
@@ -172,7 +173,7 @@ export class Deliverer {
       if (permanent) return;
       if (!countsAsFailure(status)) await tx.query(RECORD_SUCCESS, [destination]);
       else {
-        const failures: number = (await tx.query(RECORD_FAILURE, [destination])).rows[0].failures;
+        const failures = (await rowOf<{ failures: number }>(tx, RECORD_FAILURE, [destination]))!.failures;
         const open = openSecondsAfter(failures);
         if (open > 0) await tx.query(OPEN_CIRCUIT, [destination, open]);
       }

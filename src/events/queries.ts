@@ -39,6 +39,11 @@ export const DELIVERY_PAGE = `SELECT d.id, d.event_id, d.run_id, d.url, d.status
 export const EVENT_WITH_WEBHOOK = `SELECT e.event_id, e.run_id, r.webhook FROM events e JOIN runs r ON r.id = e.run_id WHERE e.event_id = $1 AND e.account_id = $2`;
 
 /** An event's run and the W3C traceparent it was created under (tracing/), for its deliveries' spans. */
+/** EVENT_TRACE_PARENT: the run an event is of, and the trace it joins. */
+export interface EventTraceRow {
+  run_id: string;
+  trace_parent: string | null;
+}
 export const EVENT_TRACE_PARENT = `SELECT r.id AS run_id, r.trace_parent FROM events e JOIN runs r ON r.id = e.run_id WHERE e.event_id = $1`;
 
 /** A replay's earlier deliveries of the same run still waiting come due now too. $3 the replay's delivery id. */
@@ -67,6 +72,21 @@ export const FINISH_ATTEMPT = `UPDATE webhook_deliveries SET status = $3, next_a
     claimed_by = NULL, claimed_until = NULL, last_status_code = $5, last_error = $6,
     delivered_at = CASE WHEN $3 = 'delivered' THEN now() ELSE delivered_at END
   WHERE id = $1 AND claimed_by = $2`;
+
+/** A row of CLAIMED_COLUMNS (id is bigserial, so bigint: db/pool.ts sets that parser). */
+export interface ClaimedDeliveryRow {
+  id: bigint;
+  event_id: string;
+  account_id: string;
+  /** generated from account_id and url; null only if either were */
+  destination: string | null;
+  url: string;
+  headers: Record<string, string> | null;
+  attempts: number;
+  payload: { type?: string; [key: string]: unknown } | null;
+  secret: string | null;
+  previous_secret: string | null;
+}
 
 /**
  * What a claimed delivery comes back with: the attempt's body and the account's signing secrets (secrets.ts

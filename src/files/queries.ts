@@ -19,11 +19,16 @@ export interface LibraryFilter {
   limit: number;
 }
 
-/** A `files` row with its created_at as exact text (the library cursor's time). */
-export interface LibraryRow {
-  id: string; account_id: string; sha256: string; content_type: string; bytes: string; filename: string | null;
+/** A `files` row as `SELECT *` answers it (bytes is int8, so bigint: db/pool.ts sets that parser). */
+export interface FileRow {
+  id: string; account_id: string; sha256: string; content_type: string; bytes: bigint; filename: string | null;
   width: number | null; height: number | null; duration_seconds: number | null; run_id: string | null;
-  created_at: Date; expires_at: Date | null; created_text: string;
+  created_at: Date; expires_at: Date | null;
+}
+
+/** A `files` row with its created_at as exact text (the library cursor's time). */
+export interface LibraryRow extends FileRow {
+  created_text: string;
 }
 
 /** Up to `limit` live files of the account, newest first, after the cursor position. */

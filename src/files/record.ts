@@ -1,3 +1,5 @@
+import type { FileRow } from './queries.js';
+
 /** A stored file as the files/ module hands it on: a `files` row read into camelCase. Pure. */
 export interface FileRecord {
   id: string;
@@ -15,7 +17,7 @@ export interface FileRecord {
 }
 
 /** A `files` row as a record. */
-export function fileRecordOf(r: { id: string; account_id: string; sha256: string; content_type: string; bytes: string | number; filename: string | null; width: number | null; height: number | null; duration_seconds: number | null; run_id: string | null; created_at: Date; expires_at: Date | null }): FileRecord {
+export function fileRecordOf(r: FileRow): FileRecord {
   return {
     id: r.id, accountId: r.account_id, sha256: r.sha256, contentType: r.content_type, bytes: Number(r.bytes), filename: r.filename,
     width: r.width, height: r.height, durationSeconds: r.duration_seconds, runId: r.run_id, createdAt: r.created_at, expiresAt: r.expires_at,

@@ -13,6 +13,7 @@ import { contentDisposition } from './servePolicy.js';
 export { fileRecordOf, type FileRecord } from './record.js';
 import { fileRecordOf, type FileRecord } from './record.js';
 import * as q from './queries.js';
+import { countOf, rowOf, rowsOf } from '../db/typed.js';
 
 /** What run outputs show of a file (the `files[]` of src/contract/runs.ts). */
 export interface FileView {
@@ -49,7 +50,7 @@ export class FileService {
   async key(): Promise<Buffer> {
     if (this.signingKey) return this.signingKey;
     await this.db.query(q.CREATE_URL_KEY, [crypto.randomBytes(32)]);
-    this.signingKey = (await this.db.query(q.URL_KEY)).rows[0].value as Buffer;
+    this.signingKey = (await rowOf<{ value: Buffer }>(this.db, q.URL_KEY))!.value;
     return this.signingKey;
   }
 
@@ -85,12 +86,12 @@ export class FileService {
    * `save` writes, with the account's retention. Limits were checked when the upload reserved its room.
    */
   async register(tx: Queryable, accountId: string, f: Omit<FileOutput, 'kind' | 'data' | 'path'> & { sha256: string; bytes: number }, runId: string | null): Promise<FileRecord> {
-    const r = await tx.query(
-      q.INSERT_FILE,
+    const r = await rowOf<q.FileRow>(
+      tx, q.INSERT_FILE,
       [newId('file'), accountId, f.sha256, f.contentType, f.bytes, f.filename ?? null, f.width ?? null, f.height ?? null,
         f.durationSeconds ?? null, runId, this.opts.retentionSeconds],
     );
-    return fileRecordOf(r.rows[0]);
+    return fileRecordOf(r!);
   }
 
   /**
@@ -126,9 +127,9 @@ export class FileService {
   private async checkLimits(tx: Queryable, accountId: string, size: number, runId: string | null): Promise<void> {
     const perMinute = this.opts.uploadsPerMinute ?? 0;
     if (runId === null && perMinute > 0) {
-      const recent: number = (await tx.query(
-        q.RECENT_UPLOADS, [accountId],
-      )).rows[0].n;
+      const recent = (await rowOf<{ n: number }>(
+        tx, q.RECENT_UPLOADS, [accountId],
+      ))!.n;
       if (recent >= perMinute) {
         throw new AppError('RATE_LIMITED', `at most ${perMinute} uploads a minute; try again shortly`, { headers: { 'retry-after': '60' } });
       }
@@ -152,9 +153,9 @@ export class FileService {
   /** Bytes of the account's live (unexpired) files. */
   async usedBytes(accountId: string, tx: Queryable = this.db): Promise<number> {
     // Uploads still arriving hold their room (file_reservations) until they are stored or given up.
-    return Number((await tx.query(
-      q.USED_BYTES, [accountId],
-    )).rows[0].used);
+    return Number((await rowOf<{ used: string }>(
+      tx, q.USED_BYTES, [accountId],
+    ))!.used);
   }
 
   /**
@@ -163,16 +164,16 @@ export class FileService {
    */
   async remove(accountId: string, id: string): Promise<void> {
     if (!/^file_[0-9A-Za-z]{1,40}$/.test(id)) throw new AppError('NOT_FOUND', 'file not found');
-    const gone = (await this.db.query(q.DELETE_FILE, [id, accountId])).rows[0];
+    const gone = await rowOf<{ sha256: string }>(this.db, q.DELETE_FILE, [id, accountId]);
     if (!gone) throw new AppError('NOT_FOUND', 'file not found');
-    const still = (await this.db.query(q.BLOB_IN_USE, [gone.sha256])).rowCount;
+    const still = await countOf(this.db, q.BLOB_IN_USE, [gone.sha256]);
     if (!still) await this.blobs.remove(gone.sha256);
   }
 
   async get(id: string, tx: Queryable = this.db): Promise<FileRecord | undefined> {
     if (!/^file_[0-9A-Za-z]{1,40}$/.test(id)) return undefined;
-    const r = await tx.query(q.LIVE_FILE, [id]);
-    return r.rows[0] ? fileRecordOf(r.rows[0]) : undefined;
+    const r = await rowOf<q.FileRow>(tx, q.LIVE_FILE, [id]);
+    return r ? fileRecordOf(r) : undefined;
   }
 
   /** A file visible to this account, or 404 (also for another account's file). */
@@ -246,9 +247,9 @@ export class FileService {
    * what `atelier doctor` reports as missing artifacts.
    */
   async missingBlobs(limit = 10_000): Promise<Array<{ sha256: string; files: string[]; accountId: string }>> {
-    const rows = (await this.db.query(
-      q.LIVE_BLOBS, [limit],
-    )).rows as Array<{ sha256: string; ids: string[]; account_id: string }>;
+    const rows = await rowsOf<{ sha256: string; ids: string[]; account_id: string }>(
+      this.db, q.LIVE_BLOBS, [limit],
+    );
     const missing: Array<{ sha256: string; files: string[]; accountId: string }> = [];
     for (let i = 0; i < rows.length; i += 16) {
       const batch = rows.slice(i, i + 16);
@@ -265,10 +266,10 @@ export class FileService {
     await this.db.query(q.DROP_EXPIRED_RESERVATIONS);
     // Direct uploads never completed: their incoming objects are the bucket's lifecycle rule's (docs/deploy.md).
     await this.db.query(q.DROP_EXPIRED_DIRECT_UPLOADS);
-    const gone = (await this.db.query(q.DROP_EXPIRED_FILES)).rows.map((r) => r.sha256 as string);
+    const gone = (await rowsOf<{ sha256: string }>(this.db, q.DROP_EXPIRED_FILES)).map((r) => r.sha256);
     let blobs = 0;
     for (const sha of new Set(gone)) {
-      const still = (await this.db.query(q.BLOB_IN_USE, [sha])).rowCount;
+      const still = await countOf(this.db, q.BLOB_IN_USE, [sha]);
       if (!still) {
         await this.blobs.remove(sha);
         blobs++;

@@ -1,5 +1,34 @@
 import type { Queryable } from '../db/pool.js';
+import { rowOf, rowsOf } from '../db/typed.js';
 import { LEASE_TTL_MS } from './quotaLease.js';
+import type { KeyRole } from './scopes.js';
+
+/** A row of api_keys as `RETURNING *` answers it. */
+export interface ApiKeyRow {
+  id: string;
+  user_id: string;
+  label: string;
+  prefix: string;
+  key_hash: Buffer;
+  rate_per_minute: number;
+  rate_per_day: number;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  created_at: Date;
+  max_priority: number;
+  role: KeyRole;
+  /** null: any */
+  allow_node_types: string[] | null;
+  allow_categories: string[] | null;
+  allow_providers: string[] | null;
+}
+
+/** LIST_KEYS and UPDATE_KEY: the key and when it was last used. */
+export type KeyInfoRow = ApiKeyRow & { last_used_at: Date | null };
+
+/** LOOKUP_KEY: the key's limits and scope, and whose account it acts for. */
+export type KeyLookupRow = Pick<ApiKeyRow, 'id' | 'user_id' | 'key_hash' | 'rate_per_minute' | 'rate_per_day' | 'expires_at' | 'role' | 'allow_node_types' | 'allow_categories' | 'allow_providers'>
+  & { user_account_id: string; email: string; org_account_id: string | null };
 
 export const LOCK_USER = `SELECT id FROM users WHERE id = $1 FOR UPDATE`;
 export const COUNT_LIVE_KEYS = `SELECT count(*)::int AS n FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL`;
@@ -62,6 +91,22 @@ SELECT k.id, k.user_id, k.key_hash, k.rate_per_minute, k.rate_per_day, k.expires
  * A key whose window row is missing (new, or PostgreSQL restarted after a crash) gets it inserted here and
  * comes back with admitted NULL: the caller counts it again in its next batch.
  */
+/**
+ * What COUNT_REQUESTS answers for each key asked about; all but key_id are null for a key that had no window
+ * row (the int8 ones bigint: db/pool.ts sets that parser).
+ */
+export interface CountedRequestsRow {
+  key_id: string;
+  admitted: number | null;
+  leased: number | null;
+  minute_used: number | null;
+  day_used: number | null;
+  minute_start_ms: bigint | null;
+  day_start_ms: bigint | null;
+  now_ms: bigint | null;
+  lease_until_ms: bigint | null;
+}
+
 export const COUNT_REQUESTS = `
 WITH req AS (
   SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::int[], $6::int[], $7::bigint[], $8::bigint[])
@@ -139,8 +184,7 @@ export async function pruneStreamsOf(q: Queryable, keyId: string): Promise<void>
 }
 
 export async function countLiveStreams(q: Queryable, keyId: string): Promise<number> {
-  const { rows } = await q.query(COUNT, [keyId]);
-  return (rows[0] as { n: number }).n;
+  return (await rowOf<{ n: number }>(q, COUNT, [keyId]))!.n;
 }
 
 export async function openStream(q: Queryable, id: string, keyId: string, holder: string): Promise<void> {
@@ -153,6 +197,5 @@ export async function closeStream(q: Queryable, id: string): Promise<void> {
 
 /** Renews `holder`'s rows; returns those of `keyIds` (API key or web session ids) that are still valid. */
 export async function renewAndCheckStreams(q: Queryable, holder: string, keyIds: string[]): Promise<string[]> {
-  const { rows } = await q.query(RENEW_AND_CHECK, [holder, keyIds]);
-  return (rows as Array<{ id: string }>).map((r) => r.id);
+  return (await rowsOf<{ id: string }>(q, RENEW_AND_CHECK, [holder, keyIds])).map((r) => r.id);
 }

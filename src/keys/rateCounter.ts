@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import type { Db } from '../db/pool.js';
 import { asRefused, DAY_MS, MINUTE_MS } from './rateWindow.js';
-import { COUNT_REQUESTS } from './queries.js';
+import { COUNT_REQUESTS, type CountedRequestsRow } from './queries.js';
 import { giveBackOf, LEASE_TTL_MS, leaseValidUntil, leaseWanted, takeFromLease, type Counted, type GiveBack, type Lease, type Limits } from './quotaLease.js';
+import { preparedRowsOf } from '../db/typed.js';
 
 export type { Counted } from './quotaLease.js';
 
@@ -180,7 +181,7 @@ export class RateCounter {
     try {
       this.stats.statements++;
       this.stats.requests += ids.reduce((n, id) => n + batch.get(id)!.waiters.length, 0);
-      const rows = (await this.db.queryPrepared('atelier_count_requests', COUNT_REQUESTS, [
+      const rows = await preparedRowsOf<CountedRequestsRow>(this.db, 'atelier_count_requests', COUNT_REQUESTS, [
         ids,
         ids.map((id) => batch.get(id)!.waiters.length),
         extra,
@@ -189,7 +190,7 @@ export class RateCounter {
         ids.map((id) => batch.get(id)!.back?.units ?? 0),
         ids.map((id) => batch.get(id)!.back?.minuteStartMs ?? 0),
         ids.map((id) => batch.get(id)!.back?.dayStartMs ?? 0),
-      ])).rows;
+      ]);
       for (const row of rows) {
         const p = batch.get(row.key_id);
         if (!p) continue;
@@ -218,7 +219,7 @@ export class RateCounter {
     }
   }
 
-  private distribute(keyId: string, p: PendingKey, row: any, sentAt: number): void {
+  private distribute(keyId: string, p: PendingKey, row: CountedRequestsRow, sentAt: number): void {
     const admitted = Number(row.admitted);
     const leased = Number(row.leased);
     const minuteUsed = Number(row.minute_used);

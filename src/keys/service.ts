@@ -11,6 +11,7 @@ import { RateCounter, type Counted } from './rateCounter.js';
 import * as q from './queries.js';
 import { FULL_SCOPE, parseScope, type KeyRole, type KeyScope } from './scopes.js';
 import { budgetsOf, parseLimits, setLimits, type Budget } from '../ledger/budgets.js';
+import { preparedRowOf, rowOf, rowsOf } from '../db/typed.js';
 
 export const MAX_KEYS_PER_ACCOUNT = 10;
 export const LIMITS = {
@@ -82,11 +83,11 @@ export function keyState(row: { revoked_at: Date | null; expires_at: Date | null
   return 'active';
 }
 
-function scopeOf(row: any): KeyScope {
+function scopeOf(row: Pick<q.ApiKeyRow, 'role' | 'allow_node_types' | 'allow_categories' | 'allow_providers'>): KeyScope {
   return { role: row.role ?? 'full', nodeTypes: row.allow_node_types ?? null, categories: row.allow_categories ?? null, providers: row.allow_providers ?? null };
 }
 
-function toInfo(row: any, budgets: Budget[] = []): ApiKeyInfo {
+function toInfo(row: q.ApiKeyRow & { last_used_at?: Date | null }, budgets: Budget[] = []): ApiKeyInfo {
   return {
     id: row.id,
     label: row.label,
@@ -111,7 +112,7 @@ function checkLimit(name: string, value: number | undefined, range: { default: n
   return value;
 }
 
-function toRecord(row: any): KeyRecord {
+function toRecord(row: q.KeyLookupRow): KeyRecord {
   return {
     id: row.id,
     userId: row.user_id,
@@ -133,7 +134,7 @@ export class KeyService {
 
   constructor(private readonly db: Db, notifier?: Notifier) {
     this.cache = new KeyCache(async (hash) => {
-      const row = (await this.db.queryPrepared('atelier_lookup_key', q.LOOKUP_KEY, [hash])).rows[0];
+      const row = await preparedRowOf<q.KeyLookupRow>(this.db, 'atelier_lookup_key', q.LOOKUP_KEY, [hash]);
       return row ? toRecord(row) : undefined;
     }, notifier);
     this.counter = new RateCounter(db);
@@ -159,16 +160,16 @@ export class KeyService {
       const row = await this.db.tx(async (c) => {
         // Lock the user so two concurrent creates cannot both pass the 10-key check.
         await c.query(q.LOCK_USER, [user.id]);
-        const { n } = (await c.query(q.COUNT_LIVE_KEYS, [user.id])).rows[0];
+        const { n } = (await rowOf<{ n: number }>(c, q.COUNT_LIVE_KEYS, [user.id]))!;
         if (n >= MAX_KEYS_PER_ACCOUNT) {
           throw new AppError('CONFLICT', `an account may hold at most ${MAX_KEYS_PER_ACCOUNT} keys; revoke one first`);
         }
         const id = newId('key');
-        const r = await c.query(q.INSERT_KEY, [id, user.id, label, visiblePrefix(key), hashKey(key), perMinute, perDay, input.expiresAt ?? null,
+        const r = await rowOf<q.ApiKeyRow>(c, q.INSERT_KEY, [id, user.id, label, visiblePrefix(key), hashKey(key), perMinute, perDay, input.expiresAt ?? null,
           scope.role, scope.nodeTypes, scope.categories, scope.providers]);
         await c.query(q.INSERT_USAGE, [id]);
         await setLimits(c, user.actingAccountId, id, limits);
-        return r.rows[0];
+        return r!;
       });
       return { ...toInfo(row, await budgetsOf(this.db, user.actingAccountId, [row.id])), key };
     } catch (err) {
@@ -178,29 +179,30 @@ export class KeyService {
   }
 
   async anyExist(): Promise<boolean> {
-    return (await this.db.query(q.ANY_KEY)).rows[0].any;
+    return (await rowOf<{ any: boolean }>(this.db, q.ANY_KEY))!.any;
   }
 
   async list(user: User): Promise<ApiKeyInfo[]> {
-    const rows = (await this.db.query(q.LIST_KEYS, [user.id])).rows;
-    const budgets = await budgetsOf(this.db, user.actingAccountId, rows.map((r) => r.id as string));
+    const rows = await rowsOf<q.KeyInfoRow>(this.db, q.LIST_KEYS, [user.id]);
+    const budgets = await budgetsOf(this.db, user.actingAccountId, rows.map((r) => r.id));
     return rows.map((r) => toInfo(r, budgets));
   }
 
   async revoke(user: User, label: string): Promise<ApiKeyInfo> {
-    const r = await this.db.query(q.REVOKE_BY_LABEL, [user.id, label]);
-    if (r.rowCount === 0) throw new AppError('NOT_FOUND', `no unrevoked key labelled "${label}"`);
+    // A RETURNING statement: no row when it updated none.
+    const r = await rowOf<q.ApiKeyRow>(this.db, q.REVOKE_BY_LABEL, [user.id, label]);
+    if (!r) throw new AppError('NOT_FOUND', `no unrevoked key labelled "${label}"`);
     // This process at once; the others when the trigger's notification reaches them.
-    this.cache.invalidate(`key:${r.rows[0].id}`);
-    return toInfo(r.rows[0]);
+    this.cache.invalidate(`key:${r.id}`);
+    return toInfo(r);
   }
 
   /** Revokes one of the user's keys by id; it stops working at once. 404 for a key that is not the user's or already revoked. */
   async revokeById(user: User, keyId: string): Promise<ApiKeyInfo> {
-    const r = await this.db.query(q.REVOKE_BY_ID, [user.id, keyId]);
-    if (r.rowCount === 0) throw new AppError('NOT_FOUND', 'no such unrevoked key');
+    const r = await rowOf<q.ApiKeyRow>(this.db, q.REVOKE_BY_ID, [user.id, keyId]);
+    if (!r) throw new AppError('NOT_FOUND', 'no such unrevoked key');
     this.cache.invalidate(`key:${keyId}`);
-    return toInfo(r.rows[0]);
+    return toInfo(r);
   }
 
   /** Changes an unrevoked key's label and limits (spec 2.1: the label is editable at any time). Omitted fields stay. */
@@ -214,12 +216,12 @@ export class KeyService {
     const perDay = input.perDay === undefined ? null : checkLimit('perDay', input.perDay, LIMITS.perDay);
     try {
       const row = await this.db.tx(async (c) => {
-        const r = await c.query(q.UPDATE_KEY, [user.id, keyId, label ?? null, perMinute, perDay, scope.role ?? null,
+        const r = await rowOf<q.KeyInfoRow>(c, q.UPDATE_KEY, [user.id, keyId, label ?? null, perMinute, perDay, scope.role ?? null,
           scope.nodeTypes ?? null, scope.categories ?? null, scope.providers ?? null,
           scope.nodeTypes !== undefined, scope.categories !== undefined, scope.providers !== undefined]);
-        if (r.rowCount === 0) throw new AppError('NOT_FOUND', 'no such unrevoked key');
+        if (!r) throw new AppError('NOT_FOUND', 'no such unrevoked key');
         await setLimits(c, user.actingAccountId, keyId, limits);
-        return r.rows[0];
+        return r;
       });
       this.cache.invalidate(`key:${keyId}`);
       return toInfo(row, await budgetsOf(this.db, user.actingAccountId, [keyId]));

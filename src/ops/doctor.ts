@@ -1,8 +1,9 @@
 import type { Db } from '../db/pool.js';
 import type { FileService } from '../files/service.js';
-import { CHECKS, LIVE_JOBS, NO_JOBS, QUEUE_PRESENT, TOTALS, type CheckId } from './queries.js';
+import { CHECKS, LIVE_JOBS, NO_JOBS, QUEUE_PRESENT, TOTALS, type CheckId, type TotalsRow } from './queries.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { checkNodeCharges } from './nodeChargeCheck.js';
+import { rowOf, rowsOf } from '../db/typed.js';
 
 export interface Finding {
   check: CheckId;
@@ -26,13 +27,14 @@ export async function runDoctor(db: Db, opts: { stuckAfterSeconds: number; files
   const client = await db.pool.connect();
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const hasQueue = (await client.query(QUEUE_PRESENT)).rows[0].present as boolean;
+    const hasQueue = (await rowOf<{ present: boolean }>(client, QUEUE_PRESENT))!.present;
     const jobs = hasQueue ? LIVE_JOBS : NO_JOBS;
-    const totals = (await client.query(TOTALS)).rows[0];
+    const totals = (await rowOf<TotalsRow>(client, TOTALS))!;
     const findings: Finding[] = [];
     const checks: DoctorReport['checks'] = [];
     for (const check of CHECKS) {
-      const rows = (await client.query(check.sql.replace('LIVE_JOBS', jobs), check.timed ? [opts.stuckAfterSeconds] : [])).rows;
+      // Each check answers columns of its own: the finding shows them as they are.
+      const rows = await rowsOf<Record<string, unknown>>(client, check.sql.replace('LIVE_JOBS', jobs), check.timed ? [opts.stuckAfterSeconds] : []);
       const found = rows.map((row) => describe(check.id, plain(row)));
       findings.push(...found);
       checks.push({ id: check.id, title: check.title, passes: check.passes, findings: found.length });

@@ -1,6 +1,7 @@
 import client from 'prom-client';
 import type { Queryable } from '../db/pool.js';
-import { ACTIVE_RUNS, PENDING_DELIVERIES } from './queries.js';
+import { ACTIVE_RUNS, PENDING_DELIVERIES, type ActiveRunsRow } from './queries.js';
+import { rowOf, rowsOf } from '../db/typed.js';
 
 import type { RunKind, RunObserver } from '../runs/observer.js';
 
@@ -75,8 +76,8 @@ export class Metrics implements RunObserver {
   private read() {
     this.snapshot ??= (async () => {
       try {
-        const [active, pending] = await Promise.all([this.db.query(ACTIVE_RUNS), this.db.query(PENDING_DELIVERIES)]);
-        return { active: active.rows, pending: pending.rows[0]?.n ?? 0 };
+        const [active, pending] = await Promise.all([rowsOf<ActiveRunsRow>(this.db, ACTIVE_RUNS), rowOf<{ n: number }>(this.db, PENDING_DELIVERIES)]);
+        return { active, pending: pending?.n ?? 0 };
       } catch {
         return undefined;
       }

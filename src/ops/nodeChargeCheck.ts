@@ -8,7 +8,8 @@ import type { ModelRoute } from '../catalog/types.js';
 import type { Config } from '../config.js';
 import { mapFileRefs } from '../workflows/inputs.js';
 import { nodePrice } from '../workflows/readyNode.js';
-import { CHARGED_NODES } from '../runs/queries/nodes.js';
+import { CHARGED_NODES, type ChargedNodeRow } from '../runs/queries/nodes.js';
+import { rowsOf } from '../db/typed.js';
 
 export interface NodeChargeFinding {
   run_id: string;
@@ -24,7 +25,7 @@ export interface NodeChargeFinding {
  * its stored input (the input it ran with), the figure a standalone run of that input costs. Reads only.
  */
 export async function checkNodeCharges(db: Queryable, catalog: Catalog, limit = 1000): Promise<NodeChargeFinding[]> {
-  const rows = (await db.query(CHARGED_NODES)).rows;
+  const rows = await rowsOf<ChargedNodeRow>(db, CHARGED_NODES);
   const found: NodeChargeFinding[] = [];
   for (const r of rows) {
     if (found.length >= limit) break;

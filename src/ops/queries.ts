@@ -186,10 +186,20 @@ export const QUEUE_PRESENT = `SELECT to_regclass('pgboss.job') IS NOT NULL AS pr
 /** LIVE_JOBS when there is no queue yet: no jobs. */
 export const NO_JOBS = `SELECT NULL::text AS run_id, NULL::text AS node_id WHERE false`;
 /** What the doctor's report counts. */
+export interface TotalsRow {
+  accounts: number;
+  runs: number;
+  ledger_entries: number;
+}
 export const TOTALS = `SELECT (SELECT count(*) FROM accounts)::int AS accounts, (SELECT count(*) FROM runs)::int AS runs,
       (SELECT count(*) FROM ledger_entries)::int AS ledger_entries`;
 
 /** Runs and workflow nodes queued or running, by kind and status (the metrics' run gauges). */
+export interface ActiveRunsRow {
+  kind: 'node' | 'workflow' | 'workflow_node';
+  status: string;
+  n: number;
+}
 export const ACTIVE_RUNS = `
 SELECT kind, status, count(*)::int AS n FROM runs WHERE status IN ('QUEUED', 'RUNNING') GROUP BY kind, status
 UNION ALL

@@ -14,6 +14,7 @@ import { renderOutput } from './view.js';
 import * as q from './queries.js';
 import { annotate, inSpan } from '../tracing/tracing.js';
 import { HeartbeatBatcher } from './heartbeats.js';
+import { countOf, rowOf } from '../db/typed.js';
 
 /** How many times a run may be picked up again after its worker died before it is failed as poison. */
 const MAX_ATTEMPTS = 3;
@@ -41,12 +42,12 @@ export class ModelRunExecutor {
 
   async execute(runId: string): Promise<void> {
     const claimed = (await this.db.tx(async (tx) => {
-      const run = (await tx.query(q.CLAIM_RUN, [runId, this.workerId, this.opts.leaseSeconds])).rows[0];
+      const run = await rowOf<q.ClaimedRunRow>(tx, q.CLAIM_RUN, [runId, this.workerId, this.opts.leaseSeconds]);
       if (run && run.previous_status === 'QUEUED') {
         await recordEvent(tx, { accountId: run.account_id, runId, workflowId: run.node_type, type: 'run.started', data: { status: 'RUNNING', totalNodes: 1 }, webhook: run.webhook });
       }
       return run;
-    })) as any;
+    }));
     if (!claimed) return; // finished, canceled, or held by a live worker
     if (claimed.kind !== 'node') return;
     if (claimed.attempts > MAX_ATTEMPTS) {
@@ -79,18 +80,17 @@ export class ModelRunExecutor {
 
   /** A run's kind ('node' or 'workflow'); undefined for an unknown run. */
   async kindOf(runId: string): Promise<string | undefined> {
-    return (await this.db.query(q.RUN_KIND, [runId])).rows[0]?.kind;
+    return (await rowOf<{ kind: string }>(this.db, q.RUN_KIND, [runId]))?.kind;
   }
 
   /** Gives a run this worker holds back to the queue: not a crash, so the attempt does not count. */
   private async handBack(runId: string): Promise<void> {
     await this.db.tx(async (tx) => {
-      const r = await tx.query(q.HAND_BACK_RUN, [runId, this.workerId]);
-      if (r.rowCount) await this.queue.enqueueRun(tx, { runId, kind: 'node' }, 120);
+      if (await countOf(tx, q.HAND_BACK_RUN, [runId, this.workerId])) await this.queue.enqueueRun(tx, { runId, kind: 'node' }, 120);
     });
   }
 
-  private async settleSuccess(run: any, outputs: EngineOutputs, route?: RouteReport): Promise<boolean> {
+  private async settleSuccess(run: q.ModelRunRow, outputs: EngineOutputs, route?: RouteReport): Promise<boolean> {
     const done = await this.db.tx(async (tx) => {
       const stored = await this.runner.store(tx, run.account_id, run.id, outputs, { nodeType: run.node_type, subModelId: run.sub_model_id });
       const eventOutputs = (await renderOutput(this.files, stored, tx)).output;
@@ -106,7 +106,7 @@ export class ModelRunExecutor {
     return done !== undefined;
   }
 
-  private observe(run: any): void {
+  private observe(run: q.ModelRunRow | undefined): void {
     if (run) annotate({ 'atelier.run.status': run.status, 'atelier.microcredits.charged': run.charged_microcredits }, run.status === 'FAILED' ? run.error : null);
     if (run) this.opts.metrics?.observeRun('node', run.node_type, run.status, run.started_at, run.finished_at);
   }

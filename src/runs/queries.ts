@@ -60,6 +60,74 @@ export const CLAIM_KEY = claimKeySql('$1::text', '$2::text', '$3::text', '$4::te
 /** The run has a job in flight from now (the sweeper's STALE_QUEUED counts from there). */
 export const STAMP_ENQUEUED = `UPDATE runs SET enqueued_at = now() WHERE id = $1`;
 
+/** A row of runs as `SELECT *` answers it (int8 columns are bigint: db/pool.ts sets that parser). */
+export interface RunRow {
+  id: string;
+  account_id: string;
+  kind: string;
+  node_type: string | null;
+  sub_model_id: string | null;
+  workflow_id: string | null;
+  status: string;
+  input: any;
+  output: any;
+  error: string | null;
+  error_code: string | null;
+  estimated_microcredits: bigint;
+  reserved_microcredits: bigint;
+  charged_microcredits: bigint;
+  progress: number | null;
+  progress_message: string | null;
+  webhook: any;
+  attempts: number;
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+  cancel_after: Date | null;
+  timeout_seconds: number;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  enqueued_at: Date;
+  graph: any;
+  route: any;
+  priority: number;
+  batch_id: string | null;
+  batch_index: number | null;
+  key_id: string | null;
+  trace_parent: string | null;
+}
+
+/** A run of kind 'node' (a model run), which always names its model. */
+export type ModelRunRow = RunRow & { node_type: string };
+
+/** A run of kind 'workflow', which always names its workflow. */
+export type WorkflowRunRow = RunRow & { workflow_id: string };
+
+/** What createRunStatement answers: the new run's summary, or no row when the hold was refused. */
+export type CreatedRunRow = Pick<RunRow, 'id' | 'account_id' | 'kind' | 'node_type' | 'sub_model_id' | 'status' | 'estimated_microcredits' | 'reserved_microcredits' | 'created_at' | 'enqueued_at' | 'priority'>;
+
+/** LIST_RUNS and LIST_WORKFLOW_RUNS: the run and its cursor text. */
+export type ListedRunRow = RunRow & { cursor_at: string };
+
+/** LIST_ALL_RUNS: summary columns of either kind of run. */
+export interface RunSummaryRow {
+  id: string;
+  kind: string;
+  node_type: string | null;
+  workflow_id: string | null;
+  status: string;
+  estimated_microcredits: bigint;
+  charged_microcredits: bigint;
+  created_at: Date;
+  cursor_at: string;
+  started_at: Date | null;
+  finished_at: Date | null;
+  workflow_name: string | null;
+  workflow_slug: string | null;
+  node_count: number | null;
+  cached_count: number | null;
+}
+
 export const RUN_BY_ID = `SELECT * FROM runs WHERE id = $1`;
 export const RUN_STATUS = `SELECT status FROM runs WHERE id = $1`;
 /** A run's kind, if it is the account's (MCP's tools tell model runs from workflow runs by it). */
@@ -81,6 +149,9 @@ UPDATE runs r SET status = 'RUNNING', started_at = COALESCE(r.started_at, now())
   FROM prev
  WHERE r.id = prev.id AND (prev.status = 'QUEUED' OR (prev.status = 'RUNNING' AND r.lease_expires_at < now()))
 RETURNING r.*, prev.status AS previous_status`;
+
+/** What CLAIM_RUN answers: the run, started now or before, and the status it had. */
+export type ClaimedRunRow = ModelRunRow & { started_at: Date; previous_status: string };
 
 export const PROGRESS = `UPDATE runs SET progress = $3, progress_message = $4 WHERE id = $1 AND status = 'RUNNING' AND lease_owner = $2`;
 

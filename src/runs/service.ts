@@ -22,6 +22,7 @@ import * as q from './queries.js';
 import { currentTraceparent } from '../tracing/tracing.js';
 import { jobPrioritySql } from '../queue/fairness.js';
 import { allowedPriority } from '../keys/priority.js';
+import { preparedRowOf, rowOf, rowsOf } from '../db/typed.js';
 
 /** A model run to create: the request body of POST /v1/nodes/{nodeType}/run plus what the route reads from the path and headers. */
 export type CreateModelRun = Static<typeof CreateNodeRunBody> & {
@@ -36,7 +37,7 @@ export type CreateModelRun = Static<typeof CreateNodeRunBody> & {
 
 export interface CreatedRun {
   /** The new run's main columns (id, status, estimated_microcredits, …), or a replayed run's whole row. */
-  run: any;
+  run: q.RunRow | q.CreatedRunRow;
   /** True when an earlier request with the same Idempotency-Key created it. */
   replayed: boolean;
 }
@@ -100,12 +101,13 @@ export class ModelRunService {
     ];
     const claim = c.idempotencyKey === undefined ? null : { accountId: c.accountId, key: c.idempotencyKey, scope: 'node-run' as const, requestHash };
     const once = await createOnce(this.db, claim, async () => {
-      const run = (await this.db.queryPrepared('atelier_create_node_run', sql, values)).rows[0];
+      const run = await preparedRowOf<q.CreatedRunRow>(this.db, 'atelier_create_node_run', sql, values);
       if (run) return run;
       // No row: a spend limit or the balance refused the hold (ledger/queries.ts holdSql), or there is no such account (refusalOf says which).
       throw new Refused(await refusalOf(this.db, c.accountId, c.keyId ?? null, cost));
     });
-    if ('replayOf' in once) return { run: (await this.db.query(q.RUN_BY_ID, [once.replayOf])).rows[0], replayed: true };
+    // The key was claimed in the statement that created its run, so the run it names exists.
+    if ('replayOf' in once) return { run: (await rowOf<q.RunRow>(this.db, q.RUN_BY_ID, [once.replayOf]))!, replayed: true };
     this.db.notifyAfterCommit(CHANNELS.jobs);
     return { run: once.created, replayed: false };
   }
@@ -121,24 +123,24 @@ export class ModelRunService {
   }
 
   /** A run of this account, or 404 (also for another account's run). */
-  async get(accountId: string, runId: string, kind: 'node' | 'workflow' = 'node'): Promise<any> {
+  async get(accountId: string, runId: string, kind: 'node' | 'workflow' = 'node'): Promise<q.RunRow> {
     if (!/^run_[0-9A-Za-z]{1,40}$/.test(runId)) throw new AppError('NOT_FOUND', 'run not found');
-    const run = (await this.db.query(q.RUN_BY_ID, [runId])).rows[0];
+    const run = await rowOf<q.RunRow>(this.db, q.RUN_BY_ID, [runId]);
     if (!run || run.account_id !== accountId || run.kind !== kind) throw new AppError('NOT_FOUND', 'run not found');
     return run;
   }
 
-  async list(accountId: string, cursor: string | undefined, limit: number): Promise<{ runs: any[]; nextCursor: string | null }> {
+  async list(accountId: string, cursor: string | undefined, limit: number): Promise<{ runs: q.ListedRunRow[]; nextCursor: string | null }> {
     const after = decodeCursor(cursor);
-    const rows = (await this.db.query(q.LIST_RUNS, [accountId, 'node', after[0], after[1], limit + 1])).rows;
+    const rows = await rowsOf<q.ListedRunRow>(this.db, q.LIST_RUNS, [accountId, 'node', after[0], after[1], limit + 1]);
     const { page, nextCursor } = pageOf(rows, limit, (r) => r.cursor_at);
     return { runs: page, nextCursor };
   }
 
   /** Both kinds of run, newest first (summary columns only). */
-  async listAll(accountId: string, cursor: string | undefined, limit: number): Promise<{ runs: any[]; nextCursor: string | null }> {
+  async listAll(accountId: string, cursor: string | undefined, limit: number): Promise<{ runs: q.RunSummaryRow[]; nextCursor: string | null }> {
     const after = decodeCursor(cursor);
-    const rows = (await this.db.query(q.LIST_ALL_RUNS, [accountId, after[0], after[1], limit + 1])).rows;
+    const rows = await rowsOf<q.RunSummaryRow>(this.db, q.LIST_ALL_RUNS, [accountId, after[0], after[1], limit + 1]);
     const { page, nextCursor } = pageOf(rows, limit, (r) => r.cursor_at);
     return { runs: page, nextCursor };
   }
@@ -147,7 +149,7 @@ export class ModelRunService {
    * Cancels a queued or running run at once and refunds its hold. A running engine is told to stop through
    * a NOTIFY to whichever worker holds it; that worker's own settle then finds the run already ended.
    */
-  async cancel(accountId: string, runId: string, reason = 'canceled by request'): Promise<any> {
+  async cancel(accountId: string, runId: string, reason = 'canceled by request'): Promise<q.RunRow> {
     await this.get(accountId, runId);
     await this.cancelById(runId, reason);
     return this.get(accountId, runId);
@@ -163,7 +165,7 @@ export class ModelRunService {
 
   /** Resolves when the run has ended or `seconds` have passed (Prefer: wait). */
   async waitForEnd(runId: string, seconds: number): Promise<void> {
-    const ended = async () => ['COMPLETED', 'FAILED', 'CANCELED'].includes((await this.db.query(q.RUN_STATUS, [runId])).rows[0]?.status);
+    const ended = async () => (['COMPLETED', 'FAILED', 'CANCELED'] as Array<string | undefined>).includes((await rowOf<{ status: string }>(this.db, q.RUN_STATUS, [runId]))?.status);
     let finish: () => void = () => {};
     const done = new Promise<void>((resolve) => (finish = resolve));
     const off = await this.notifier.subscribe(CHANNELS.runEnded, (id) => {

@@ -5,6 +5,7 @@ import { recordEvent } from '../events/outbox.js';
 import { runEndEvent } from '../events/runEnd.js';
 import * as q from './queries.js';
 import type { RouteReport } from '../execution/routing.js';
+import { rowOf } from '../db/typed.js';
 
 export type FinalStatus = 'COMPLETED' | 'FAILED' | 'CANCELED';
 
@@ -30,16 +31,15 @@ export interface FinishInput {
  * or nothing happens; only when it moved is the hold captured (success) or released (failure, cancel), the
  * event written and the run's end announced. Returns the finished row, or undefined if it was not ours to finish.
  */
-export async function finishModelRun(tx: Queryable, f: FinishInput): Promise<any | undefined> {
+export async function finishModelRun(tx: Queryable, f: FinishInput): Promise<q.ModelRunRow | undefined> {
   // Lock the row first so the hold we read is the one we settle.
-  const before = (await tx.query(q.LOCK_RUN_HOLD, [f.runId])).rows[0];
+  const before = await rowOf<{ reserved_microcredits: bigint }>(tx, q.LOCK_RUN_HOLD, [f.runId]);
   if (!before) return undefined;
   const held: bigint = before.reserved_microcredits;
   // The served route's price, never more than the hold (the hold is the highest route's price).
   const charge = f.route?.chargeMicrocredits === undefined ? held : BigInt(Math.min(f.route.chargeMicrocredits, Number(held)));
   const route = f.route ? JSON.stringify({ served: f.route.served, skipped: f.route.skipped }) : null;
-  const r = await tx.query(q.FINISH_RUN, [f.runId, f.status, f.output === undefined ? null : JSON.stringify(f.output), f.error ?? null, f.from, f.leaseOwner, f.errorCode ?? null, charge < held ? charge : null, route]);
-  const run = r.rows[0];
+  const run = await rowOf<q.ModelRunRow>(tx, q.FINISH_RUN, [f.runId, f.status, f.output === undefined ? null : JSON.stringify(f.output), f.error ?? null, f.from, f.leaseOwner, f.errorCode ?? null, charge < held ? charge : null, route]);
   if (!run) return undefined;
   if (f.status === 'COMPLETED') {
     await capture(tx, run.account_id, charge, run.id);

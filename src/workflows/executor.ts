@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { PoolClient } from 'pg';
-import { isConnectionError, queryPrepared, type Db, type Queryable } from '../db/pool.js';
+import { isConnectionError, type Db, type Queryable } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
 import { release } from '../ledger/ledger.js';
 import { announceEvent, eventRow, recordEvent } from '../events/outbox.js';
@@ -23,6 +23,7 @@ import * as runSql from '../runs/queries/workflowRuns.js';
 import { runPlan, type RunPlan } from './runPlan.js';
 import { cachedOutput, fileShas, usableOutput } from './nodeCache.js';
 import { annotate, inSpan } from '../tracing/tracing.js';
+import { countOf, preparedRowOf, rowOf, rowsOf } from '../db/typed.js';
 
 const MAX_NODE_ATTEMPTS = 3;
 /** Run plans a process keeps (RunPlan): the least recently used is dropped past this many. */
@@ -42,16 +43,7 @@ interface NodeState {
 }
 
 /** A node this worker took (runs/queries/nodes.ts claimNodeSql: 'taken' or 'started'). */
-interface NodeTask {
-  run_id: string;
-  node_id: string;
-  node_type: string;
-  sub_model_id: string | null;
-  input: Record<string, unknown> | null;
-  attempts: number;
-  /** The hold on the node when it was taken: what a completed node is charged. */
-  reserved_microcredits: bigint;
-}
+type NodeTask = nodeSql.NodeTaskRow;
 
 /** A ready node an advance leased to this worker to run next (runs/queries/nodes.ts claimNodeSql 'leased'), with the input it validated. */
 interface NextNode {
@@ -79,17 +71,7 @@ interface EndDetails {
 type NodeEnd = { status: 'COMPLETED'; outputs: EngineOutputs } | { status: 'FAILED'; error: string; errorCode: string | null };
 
 /** A settled node as SETTLE_NODE answers it. */
-interface SettledNode {
-  node_id: string;
-  node_type: string;
-  status: string;
-  started_at: Date | null;
-  finished_at: Date | null;
-  event_row: string;
-  /** The node SETTLE_NODE leased to this worker, if any. */
-  leased: string | null;
-  states: Array<[string, string, string]>;
-}
+type SettledNode = q.SettledNodeRow;
 
 /**
  * The one place that schedules workflow nodes (ComfyUI's execution loop, made durable). All state lives in
@@ -126,7 +108,7 @@ export class WorkflowExecutor {
       this.plans.set(runId, known);
       return known;
     }
-    const row = (await db.query(runSql.RUN_PLAN, [runId])).rows[0];
+    const row = await rowOf<runSql.RunPlanRow>(db, runSql.RUN_PLAN, [runId]);
     if (!row) return undefined;
     const plan = runPlan(runId, row);
     if (this.plans.size >= PLANS_KEPT) this.plans.delete(this.plans.keys().next().value!);
@@ -145,9 +127,9 @@ export class WorkflowExecutor {
     return this.db.tx(async (tx) => {
       const plan = await this.planOf(tx, runId);
       if (!plan) return { queued: [] };
-      const run = (await tx.query(runSql.LOCK_RUN, [runId])).rows[0];
+      const run = await rowOf<{ status: string }>(tx, runSql.LOCK_RUN, [runId]);
       if (!run) return { queued: [] };
-      const states = new Map<string, NodeState>((await tx.query(nodeSql.NODE_STATES, [runId])).rows.map((r) => [r.node_id, { status: r.status, held: r.reserved_microcredits }]));
+      const states = new Map<string, NodeState>((await rowsOf<nodeSql.NodeStateRow>(tx, nodeSql.NODE_STATES, [runId])).map((r) => [r.node_id, { status: r.status, held: r.reserved_microcredits }]));
       return this.advanceIn(tx, plan, run.status, states, new Map(), claimNext);
     });
   }
@@ -158,7 +140,7 @@ export class WorkflowExecutor {
    * sent in this transaction); finishes the run when every node ended. The run is locked and `states` read
    * after the lock; `outputs` holds the outputs already known here (the rest are read as ready nodes need them).
    */
-  private async advanceIn(tx: PoolClient, plan: RunPlan, runStatus: string, states: Map<string, NodeState>, outputs: Map<string, Record<string, unknown>>, claimNext: boolean, leased?: NextNode): Promise<Advanced> {
+  private async advanceIn(tx: PoolClient, plan: RunPlan, runStatus: string | undefined, states: Map<string, NodeState>, outputs: Map<string, Record<string, unknown>>, claimNext: boolean, leased?: NextNode): Promise<Advanced> {
     const advanced: Advanced = { queued: [], next: leased };
     if (runStatus !== 'QUEUED' && runStatus !== 'RUNNING') return advanced;
     const runId = plan.runId;
@@ -187,7 +169,7 @@ export class WorkflowExecutor {
           continue;
         }
         const missing = (plan.preds.get(node.id) ?? []).filter((p) => statuses.get(p) === 'COMPLETED' && !outputs.has(p));
-        if (missing.length) for (const r of (await tx.query(nodeSql.NODE_OUTPUTS, [runId, missing])).rows) outputs.set(r.node_id, r.output ?? {});
+        if (missing.length) for (const r of await rowsOf<nodeSql.NodeOutputRow>(tx, nodeSql.NODE_OUTPUTS, [runId, missing])) outputs.set(r.node_id, r.output ?? {});
         const prepared = (await prepareNode(this.catalog, plan, node, outputs, { url: (id) => this.ownUrl(id), shas: (refs) => fileShas(tx, refs) }))!;
         if (!prepared.ok) {
           await end(node, state, 'FAILED', { error: prepared.error, input: prepared.withRefs });
@@ -198,8 +180,8 @@ export class WorkflowExecutor {
         const leaseHere = claimNext && !advanced.next;
         if (leaseHere && prepared.price === state.held) {
           // The node this worker runs next, its hold already its price: cache lookup and claim in one statement.
-          const r = (await queryPrepared(tx, 'atelier_claim_ready_node', q.LEASE_READY_NODE_UNLESS_CACHED,
-            [runId, node.id, withRefs, key, state.held, this.workerId, this.opts.leaseSeconds, plan.accountId])).rows[0];
+          const r = (await preparedRowOf<q.LeaseOrCachedRow>(tx, 'atelier_claim_ready_node', q.LEASE_READY_NODE_UNLESS_CACHED,
+            [runId, node.id, withRefs, key, state.held, this.workerId, this.opts.leaseSeconds, plan.accountId]))!;
           if (r.claimed) {
             state.status = 'RUNNING';
             statuses.set(node.id, state.status);
@@ -261,7 +243,7 @@ export class WorkflowExecutor {
 
   private async finishRun(tx: PoolClient, plan: RunPlan): Promise<void> {
     const toResponse = plan.graph.edges.filter((e) => plan.nodes.get(e.target)?.type === 'response');
-    const all = (await tx.query(nodeSql.NODE_ENDS, [plan.runId, toResponse.map((e) => e.source)])).rows;
+    const all = await rowsOf<nodeSql.NodeEndRow>(tx, nodeSql.NODE_ENDS, [plan.runId, toResponse.map((e) => e.source)]);
     const failed = all.filter((r) => r.status === 'FAILED');
     const completed = all.filter((r) => r.status === 'COMPLETED');
     const outputs = new Map<string, Record<string, unknown>>(completed.map((r) => [r.node_id, r.output ?? {}]));
@@ -273,7 +255,7 @@ export class WorkflowExecutor {
     }
     const status = failed.length ? 'FAILED' : 'COMPLETED';
     const error = failed.length ? `node ${failed[0]!.node_id} (${failed[0]!.node_type}) failed: ${failed[0]!.error ?? 'unknown error'}` : null;
-    const charged = (await tx.query(nodeSql.NODE_CHARGES, [plan.runId])).rows[0];
+    const charged = (await rowOf<nodeSql.NodeChargesRow>(tx, nodeSql.NODE_CHARGES, [plan.runId]))!;
     if (charged.r > 0n) await release(tx, plan.accountId, charged.r, plan.runId, 'run ended');
     await tx.query(runSql.FINISH_WORKFLOW_RUN, [plan.runId, status, stored, error, charged.c]);
     await tx.query(nodeSql.DROP_NODE_HOLDS, [plan.runId]);
@@ -322,8 +304,8 @@ export class WorkflowExecutor {
     const plan = await this.planOf(this.db, runId);
     if (!plan) return undefined;
     const task: NodeTask | undefined = leased
-      ? (await this.db.queryPrepared('atelier_start_node', nodeSql.START_NODE, [runId, nodeId, this.workerId])).rows[0]
-      : (await this.db.query(nodeSql.TAKE_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds])).rows[0];
+      ? await preparedRowOf<nodeSql.NodeTaskRow>(this.db, 'atelier_start_node', nodeSql.START_NODE, [runId, nodeId, this.workerId])
+      : await rowOf<nodeSql.NodeTaskRow>(this.db, nodeSql.TAKE_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds]);
     if (!task) return undefined; // canceled, ended, or held by a live worker
     if (task.attempts > MAX_NODE_ATTEMPTS) {
       return (await this.settle(plan, task, { status: 'FAILED', error: `the node stopped its worker ${task.attempts - 1} times and was given up`, errorCode: null })).next;
@@ -343,7 +325,7 @@ export class WorkflowExecutor {
       timeoutAt: Date.now() + (mode.timeoutSeconds ?? 600) * 1000,
       cancelAfter: plan.cancelAfter ? plan.cancelAfter.getTime() : null,
       timeoutMessage: `timed out after ${mode.timeoutSeconds ?? 600} s`,
-      heartbeat: async () => (await this.db.query(nodeSql.HEARTBEAT_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds])).rowCount !== 0,
+      heartbeat: async () => (await countOf(this.db, nodeSql.HEARTBEAT_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds])) !== 0,
       execute: (signal, deadline, tmpDir) => {
         // A node leased by this worker's advance runs with the input that advance validated; one from the queue is validated here.
         const validated = leased?.input ?? this.catalog.validateInput(mode, mapFileRefs(task.input, (id) => this.ownUrl(id)), { path: 'input' });
@@ -364,8 +346,7 @@ export class WorkflowExecutor {
   /** Gives a node this worker holds back to the queue on shutdown (not a crash: the attempt does not count). */
   private async handBack(runId: string, nodeId: string): Promise<void> {
     await this.db.tx(async (tx) => {
-      const r = await tx.query(nodeSql.HAND_BACK_NODE, [runId, nodeId, this.workerId]);
-      if (r.rowCount) await this.queue.enqueueRun(tx, { runId, kind: 'workflow', nodeId }, 120);
+      if (await countOf(tx, nodeSql.HAND_BACK_NODE, [runId, nodeId, this.workerId])) await this.queue.enqueueRun(tx, { runId, kind: 'workflow', nodeId }, 120);
     });
   }
 
@@ -423,7 +404,7 @@ export class WorkflowExecutor {
   private async settleIn(tx: PoolClient, plan: RunPlan, task: NodeTask, end: NodeEnd, advance: boolean, locked: string | undefined): Promise<{ row: SettledNode; advanced: Advanced } | undefined> {
     const output = end.status === 'COMPLETED' ? await this.runner.store(tx, plan.accountId, plan.runId, end.outputs, { nodeType: task.node_type, subModelId: task.sub_model_id }) : undefined;
     // Locks in the same order as advance and cancel (the run, then its nodes), so they cannot deadlock.
-    const runStatus: string = locked ?? (await queryPrepared(tx, 'atelier_lock_run', runSql.LOCK_RUN, [plan.runId])).rows[0]?.status;
+    const runStatus: string | undefined = locked ?? (await preparedRowOf<{ status: string }>(tx, 'atelier_lock_run', runSql.LOCK_RUN, [plan.runId]))?.status;
     const nodeId = task.node_id;
     const ev = eventRow({
       accountId: plan.accountId, runId: plan.runId, workflowId: plan.workflowId, webhook: plan.webhook,
@@ -433,13 +414,13 @@ export class WorkflowExecutor {
     });
     const claimNext = advance && this.tasks.accepting;
     const candidate = claimNext && output && runStatus === 'RUNNING' ? await this.leaseCandidate(plan, nodeId, output) : undefined;
-    const row: SettledNode | undefined = await queryPrepared(tx, 'atelier_settle_node', q.SETTLE_NODE, [
+    const row = await preparedRowOf<SettledNode>(tx, 'atelier_settle_node', q.SETTLE_NODE, [
       plan.runId, nodeId, end.status, output === undefined ? null : JSON.stringify(output),
       end.status === 'FAILED' ? end.error : null, this.workerId, end.status === 'FAILED' ? end.errorCode : null,
       plan.accountId, end.status === 'COMPLETED' ? `node ${nodeId}` : `node ${nodeId} failed`,
       ev.eventId, ev.payload.type, ev.payload, ev.delivery?.url ?? null, ev.delivery?.headers ?? null, plan.workflowId,
       !advance, candidate?.nodeId ?? null, candidate?.withRefs ?? null, candidate?.key ?? null, candidate?.price ?? null, this.opts.leaseSeconds,
-    ]).then((r) => r.rows[0], (err) => {
+    ]).catch((err) => {
       // Leasing the next node is the advance's first step: if the statement failed, the node is settled alone.
       throw candidate && !isConnectionError(err) ? new AdvanceFailed(err) : err;
     });

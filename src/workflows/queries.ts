@@ -4,6 +4,7 @@ import { budgetSettleSql } from '../ledger/queries/budgets.js';
 import { claimNodeSql, settleNodeCtes } from '../runs/queries/nodes.js';
 import { stampRunSql } from '../runs/queries/workflowRuns.js';
 import { cursorTimeSql } from '../pagination.js';
+import type { Graph } from './types.js';
 
 /**
  * The workflow executor's one-statement steps (workflows/executor.ts), assembled from the fragments each
@@ -67,6 +68,26 @@ SELECT s.node_id, s.node_type, s.status, s.started_at, s.finished_at, (SELECT id
        (SELECT json_agg(json_build_array(n.node_id, n.status, n.reserved_microcredits::text)) FROM node_runs n WHERE n.run_id = $1) AS states
   FROM settled s`;
 
+/** What SETTLE_NODE answers: the settled node, its event row, the node it leased, and every node's state. */
+export interface SettledNodeRow {
+  node_id: string;
+  node_type: string;
+  status: string;
+  started_at: Date | null;
+  finished_at: Date | null;
+  event_row: string;
+  /** The node SETTLE_NODE leased to this worker, if any. */
+  leased: string | null;
+  /** [node id, status, reserved microcredits as text] */
+  states: Array<[string, string, string]>;
+}
+
+/** What LEASE_READY_NODE_UNLESS_CACHED answers: the cached output found, or whether the node was leased. */
+export interface LeaseOrCachedRow {
+  cached: any;
+  claimed: boolean;
+}
+
 export const FILE_SHAS = `SELECT id, sha256 FROM files WHERE id = ANY($1)`;
 export const LIVE_FILES = `SELECT count(*)::int AS n FROM files WHERE id = ANY($1) AND (expires_at IS NULL OR expires_at > now())`;
 /**
@@ -86,6 +107,29 @@ export const CACHE_STORE = cacheStoreSql({ account: '$1::text', key: '$2::text',
 
 
 // --- workflows ---------------------------------------------------------------------------------------
+
+/** A row of workflows as `SELECT *` answers it. */
+export interface WorkflowRow {
+  id: string;
+  /** null for a system workflow */
+  account_id: string | null;
+  slug: string | null;
+  name: string;
+  description: string;
+  category: string | null;
+  graph: Graph;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** LIST_WORKFLOWS: a workflow's summary and its cursor text. */
+export interface WorkflowSummaryRow {
+  id: string;
+  name: string;
+  updated_at: Date;
+  cursor_at: string;
+  node_count: number;
+}
 
 export const INSERT_WORKFLOW = `INSERT INTO workflows (id, account_id, name, description, graph) VALUES ($1, $2, $3, $4, $5) RETURNING *`;
 

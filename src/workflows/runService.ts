@@ -23,6 +23,8 @@ import type { Graph } from './types.js';
 import * as nodeSql from '../runs/queries/nodes.js';
 import * as runSql from '../runs/queries/workflowRuns.js';
 import { currentTraceparent } from '../tracing/tracing.js';
+import { rowOf, rowsOf } from '../db/typed.js';
+import type { ListedRunRow, RunRow, WorkflowRunRow } from '../runs/queries.js';
 
 
 const STATUSES = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'];
@@ -41,7 +43,7 @@ export type CreateWorkflowRun = Static<typeof CreateWorkflowRunBody> & {
 export interface RunRecords {
   createOnce<T>(claim: KeyClaim | null, create: () => Promise<T>): Promise<{ created: T } | { replayOf: string }>;
   claimKey(tx: Queryable, claim: KeyClaim, runId: string): Promise<void>;
-  get(accountId: string, runId: string, kind?: 'node' | 'workflow'): Promise<any>;
+  get(accountId: string, runId: string, kind?: 'node' | 'workflow'): Promise<RunRow>;
 }
 
 /** Workflow runs: priced with the estimate function, reserved, and handed to the executor through the queue. */
@@ -79,7 +81,7 @@ export class WorkflowRunService {
     const claim = c.idempotencyKey === undefined ? null : { accountId: c.accountId, key: c.idempotencyKey, scope: 'workflow-run' as const, requestHash };
     const once = await this.nodeRuns.createOnce(claim, () => this.db.tx(async (tx) => {
       const runId = newId('run');
-      const run = (await tx.query(runSql.INSERT_RUN, [runId, c.accountId, row.id, values, total, webhook, c.cancelAfterSeconds ?? null, graph, currentTraceparent(), c.keyId ?? null])).rows[0];
+      const run = (await rowOf<WorkflowRunRow>(tx, runSql.INSERT_RUN, [runId, c.accountId, row.id, values, total, webhook, c.cancelAfterSeconds ?? null, graph, currentTraceparent(), c.keyId ?? null]))!;
       // Every node's row in one statement: a statement each made a 100-node run's creation a hundred round trips.
       await tx.query(nodeSql.INSERT_NODE_RUNS, [runId, modelNodes.map((n) => n.id), modelNodes.map((n) => n.type), modelNodes.map((n) => n.subModelId ?? null), prices.map((p) => p.microcredits)]);
       // The balance row is locked before the key is claimed, as in a model run's creation (no deadlock between them).
@@ -93,19 +95,19 @@ export class WorkflowRunService {
     return { run: once.created, replayed: false };
   }
 
-  async get(accountId: string, runId: string): Promise<{ run: any; nodes: any[] }> {
+  async get(accountId: string, runId: string): Promise<{ run: RunRow; nodes: nodeSql.NodeRunRow[] }> {
     const run = await this.nodeRuns.get(accountId, runId, 'workflow');
-    const nodes = (await this.db.query(nodeSql.NODE_RUNS_OF, [[runId]])).rows;
+    const nodes = await rowsOf<nodeSql.NodeRunRow>(this.db, nodeSql.NODE_RUNS_OF, [[runId]]);
     return { run, nodes };
   }
 
   /** The node rows of these runs (a list page's runs). */
-  async nodesOf(runIds: string[]): Promise<any[]> {
-    return (await this.db.query(nodeSql.NODE_RUNS_OF, [runIds])).rows;
+  async nodesOf(runIds: string[]): Promise<nodeSql.NodeRunRow[]> {
+    return rowsOf<nodeSql.NodeRunRow>(this.db, nodeSql.NODE_RUNS_OF, [runIds]);
   }
 
-  async batch(accountId: string, ids: string[]): Promise<Array<{ run: any; nodes: any[] }>> {
-    const runs = (await this.db.query(runSql.RUNS_OF_ACCOUNT, [ids, accountId])).rows;
+  async batch(accountId: string, ids: string[]): Promise<Array<{ run: RunRow; nodes: nodeSql.NodeRunRow[] }>> {
+    const runs = await rowsOf<RunRow>(this.db, runSql.RUNS_OF_ACCOUNT, [ids, accountId]);
     const nodes = await this.nodesOf(runs.map((r) => r.id));
     const order = new Map(ids.map((id, i) => [id, i]));
     return runs.sort((a, b) => order.get(a.id)! - order.get(b.id)!).map((run) => ({ run, nodes: nodes.filter((n) => n.run_id === run.id) }));
@@ -116,10 +118,10 @@ export class WorkflowRunService {
     if (f.status !== undefined && !STATUSES.includes(f.status)) throw new FieldError('VALIDATION_ERROR', `status must be one of ${STATUSES.join(', ')}`, false, [{ path: 'status', message: 'is not a run status' }]);
     const after = decodeCursor(f.cursor);
     const search = f.search?.replace(/[%_\\]/g, '\\$&') ?? null;
-    const rows = (await this.db.query(
-      runSql.LIST_WORKFLOW_RUNS,
+    const rows = await rowsOf<ListedRunRow>(
+      this.db, runSql.LIST_WORKFLOW_RUNS,
       [accountId, f.status ?? null, f.workflowId ?? null, after[0], after[1], f.limit + 1, search, f.search ?? null],
-    )).rows;
+    );
     const { page, nextCursor } = pageOf(rows, f.limit, (r) => r.cursor_at);
     return { runs: page, nextCursor };
   }
@@ -132,12 +134,12 @@ export class WorkflowRunService {
 
   async cancelById(runId: string, reason: string): Promise<boolean> {
     return this.db.tx(async (tx) => {
-      const run = (await tx.query(runSql.LOCK_ANY_RUN, [runId])).rows[0];
+      const run = await rowOf<WorkflowRunRow>(tx, runSql.LOCK_ANY_RUN, [runId]);
       if (!run || !['QUEUED', 'RUNNING'].includes(run.status)) return false;
-      const stopped = (await tx.query(nodeSql.CANCEL_NODES, [runId])).rows;
-      const held = stopped.reduce((s, r) => s + (r.held as bigint), 0n);
+      const stopped = await rowsOf<nodeSql.CanceledNodeRow>(tx, nodeSql.CANCEL_NODES, [runId]);
+      const held = stopped.reduce((s, r) => s + r.held, 0n);
       await release(tx, run.account_id, held, runId, 'canceled');
-      const counts = (await tx.query(nodeSql.NODE_COUNTS, [runId])).rows[0];
+      const counts = (await rowOf<nodeSql.NodeCountsRow>(tx, nodeSql.NODE_COUNTS, [runId]))!;
       await tx.query(runSql.CANCEL_WORKFLOW_RUN, [runId, reason, counts.charged]);
       for (const r of stopped) if (r.was === 'RUNNING') await notify(tx, CHANNELS.cancel, `${runId}:${r.node_id}`);
       await recordEvent(tx, { accountId: run.account_id, runId, workflowId: run.workflow_id, ...runEndEvent({ status: 'CANCELED', completedNodes: counts.c, failedNodes: counts.f }), error: reason, webhook: run.webhook });

@@ -15,6 +15,7 @@ import { validateGraph, type ModeLookup } from './validate.js';
 import { columnOf, firstFreeRow, positionFor } from './layout.js';
 import { MAX_WORKFLOW_NODES, type Graph, type GraphEdge, type GraphNode, type NodeError } from './types.js';
 import * as q from './queries.js';
+import { countOf, rowOf, rowsOf } from '../db/typed.js';
 
 /** A node as a request gives it (src/contract/workflows.ts); ids, labels and positions are filled in. */
 export type NodeInput = Static<typeof NodeInputSchema>;
@@ -113,11 +114,11 @@ export class WorkflowService {
     }
     const graph: Graph = upgradeGraph({ nodes, edges: input.edges.map((e) => ({ ...e, id: e.id ?? newId('edge') })) });
     this.check(graph);
-    const r = await this.db.query(
-      q.INSERT_WORKFLOW,
+    const r = await rowOf<q.WorkflowRow>(
+      this.db, q.INSERT_WORKFLOW,
       [newId('wf'), accountId, input.name, input.description ?? '', graph],
     );
-    return workflowView(r.rows[0]);
+    return workflowView(r!);
   }
 
   async quickCreate(accountId: string, input: Static<typeof QuickCreateWorkflowBody>) {
@@ -128,10 +129,10 @@ export class WorkflowService {
   async getRow(accountId: string, idOrSlug: string, tx: Pick<PoolClient, 'query'> = this.db.pool, lock = false): Promise<any> {
     const byId = WF_ID.test(idOrSlug);
     if (!byId && !SLUG.test(idOrSlug)) throw new AppError('NOT_FOUND', 'workflow not found');
-    const row = (await tx.query(
-      q.workflowByKeySql(byId, lock),
+    const row = await rowOf<q.WorkflowRow>(
+      tx, q.workflowByKeySql(byId, lock),
       [idOrSlug, accountId],
-    )).rows[0];
+    );
     if (!row) throw new AppError('NOT_FOUND', 'workflow not found');
     row.graph = upgradeGraph(row.graph);
     return row;
@@ -143,10 +144,10 @@ export class WorkflowService {
 
   async list(accountId: string, f: Static<typeof ListWorkflowsQuery>) {
     const after = decodeCursor(f.cursor);
-    const rows = (await this.db.query(
-      q.LIST_WORKFLOWS,
+    const rows = await rowsOf<q.WorkflowSummaryRow>(
+      this.db, q.LIST_WORKFLOWS,
       [accountId, f.search?.replace(/[%_\\]/g, '\\$&') ?? null, after[0], after[1], f.limit + 1],
-    )).rows;
+    );
     const { page, nextCursor } = pageOf(rows, f.limit, (r) => r.cursor_at);
     return { items: page.map((r) => ({ id: r.id, name: r.name, updatedAt: r.updated_at.toISOString(), nodeCount: r.node_count })), nextCursor };
   }
@@ -159,8 +160,8 @@ export class WorkflowService {
       const graph: Graph = structuredClone(row.graph);
       const result = await change(row, graph);
       this.check(graph);
-      const saved = (await tx.query(q.SAVE_WORKFLOW, [row.id, graph, row.name, row.description])).rows[0];
-      return { result, view: workflowView(saved) };
+      const saved = await rowOf<q.WorkflowRow>(tx, q.SAVE_WORKFLOW, [row.id, graph, row.name, row.description]);
+      return { result, view: workflowView(saved!) };
     });
   }
 
@@ -308,15 +309,15 @@ export class WorkflowService {
    */
   async clearCache(accountId: string, idOrSlug: string): Promise<{ workflowId: string; cleared: number }> {
     const row = await this.getRow(accountId, idOrSlug);
-    const r = await this.db.query(
-      q.CLEAR_WORKFLOW_CACHE,
+    const cleared = await countOf(
+      this.db, q.CLEAR_WORKFLOW_CACHE,
       [accountId, row.id],
     );
-    return { workflowId: row.id, cleared: r.rowCount ?? 0 };
+    return { workflowId: row.id, cleared };
   }
 
   async systemList() {
-    const rows = (await this.db.query(q.SYSTEM_WORKFLOWS)).rows;
+    const rows = await rowsOf<q.WorkflowRow>(this.db, q.SYSTEM_WORKFLOWS);
     return {
       items: rows.map((r) => {
         const v = workflowView(r);
@@ -331,10 +332,10 @@ export class WorkflowService {
 
   async duplicate(accountId: string, idOrSlug: string) {
     const row = await this.getRow(accountId, idOrSlug);
-    const r = await this.db.query(
-      q.INSERT_WORKFLOW,
+    const r = await rowOf<q.WorkflowRow>(
+      this.db, q.INSERT_WORKFLOW,
       [newId('wf'), accountId, `${row.name} (copy)`.slice(0, 200), row.description, copyGraph(row.graph)],
     );
-    return workflowView(r.rows[0]);
+    return workflowView(r!);
   }
 }

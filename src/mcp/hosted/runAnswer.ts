@@ -7,6 +7,7 @@ import type { ToolAnswer } from '../result.js';
 import type { ToolContext } from './context.js';
 import { RUN_KIND_OF_ACCOUNT } from '../../runs/queries.js';
 import { watchStreamedTokens, type ProgressSender } from './runProgress.js';
+import { rowOf } from '../../db/typed.js';
 
 /**
  * The hosted MCP answer about a run (docs/api.md "MCP"): structuredContent with runId, status and
@@ -35,7 +36,7 @@ function statusLine(status: string, progress: number | null | undefined, still: 
 /** Which kind a run id is (ids share one namespace); 404 for another account's or an unknown run. */
 export async function runTypeOf(ctx: ToolContext, runId: string): Promise<RunType> {
   if (!/^run_[0-9A-Za-z]{1,40}$/.test(runId)) throw new AppError('NOT_FOUND', 'run not found');
-  const row = (await ctx.services.db.query(RUN_KIND_OF_ACCOUNT, [runId, ctx.accountId])).rows[0];
+  const row = await rowOf<{ kind: string }>(ctx.services.db, RUN_KIND_OF_ACCOUNT, [runId, ctx.accountId]);
   if (!row) throw new AppError('NOT_FOUND', 'run not found');
   return row.kind === 'workflow' ? 'workflow' : 'model';
 }

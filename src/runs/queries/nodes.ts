@@ -4,6 +4,57 @@
  * that workflows/queries.ts embeds in its one-statement settle (SETTLE_NODE).
  */
 
+/** A row of node_runs as `SELECT *` answers it (int8 columns are bigint: db/pool.ts sets that parser). */
+export interface NodeRunRow {
+  run_id: string;
+  node_id: string;
+  node_type: string;
+  sub_model_id: string | null;
+  status: string;
+  cached: boolean;
+  input: any;
+  output: any;
+  error: string | null;
+  error_code: string | null;
+  logs: any;
+  cache_key: string | null;
+  estimated_microcredits: bigint;
+  reserved_microcredits: bigint;
+  charged_microcredits: bigint;
+  priced_microcredits: bigint | null;
+  attempts: number;
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+/** NODE_STATES. */
+export type NodeStateRow = Pick<NodeRunRow, 'node_id' | 'status' | 'reserved_microcredits'>;
+/** NODE_OUTPUTS. */
+export type NodeOutputRow = Pick<NodeRunRow, 'node_id' | 'output'>;
+/** NODE_ENDS (output only for the nodes asked for). */
+export type NodeEndRow = Pick<NodeRunRow, 'node_id' | 'node_type' | 'status' | 'error' | 'output'>;
+/** NODE_CHARGES: charged and still held, summed. */
+export interface NodeChargesRow { c: bigint; r: bigint }
+/** CANCEL_NODES: each canceled node, the status it had and what it held. */
+export interface CanceledNodeRow { node_id: string; was: string; held: bigint }
+/** NODE_COUNTS. */
+export interface NodeCountsRow { c: number; f: number; charged: bigint }
+/** CHARGED_NODES. */
+export type ChargedNodeRow = Pick<NodeRunRow, 'run_id' | 'node_id' | 'node_type' | 'sub_model_id' | 'input' | 'charged_microcredits'>;
+/** What a claim ('taken' or 'started') answers: TASK_COLUMNS. */
+export interface NodeTaskRow {
+  run_id: string;
+  node_id: string;
+  node_type: string;
+  sub_model_id: string | null;
+  input: Record<string, unknown> | null;
+  attempts: number;
+  /** The hold on the node when it was taken: what a completed node is charged. */
+  reserved_microcredits: bigint;
+}
+
 /** The node rows of some workflow runs. */
 export const NODE_RUNS_OF = `SELECT * FROM node_runs WHERE run_id = ANY($1)`;
 

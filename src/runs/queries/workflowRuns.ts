@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { cursorTimeSql } from '../../pagination.js';
+import type { WorkflowRunRow } from '../queries.js';
 
 /**
  * SQL of workflow runs' own rows (`runs` of kind 'workflow'), whose owner is runs/: what the workflow run
@@ -11,6 +12,9 @@ import { cursorTimeSql } from '../../pagination.js';
  * What a workflow run's execution needs that never changes once the run exists (its graph snapshot,
  * owner, request values, webhook and deadline): the executor reads it once per run and process.
  */
+/** RUN_PLAN's columns. */
+export type RunPlanRow = Pick<WorkflowRunRow, 'account_id' | 'workflow_id' | 'webhook' | 'input' | 'cancel_after' | 'graph' | 'trace_parent'>;
+
 export const RUN_PLAN = `SELECT account_id, workflow_id, webhook, input, cancel_after, graph, trace_parent FROM runs WHERE id = $1 AND kind = 'workflow'`;
 
 /** Runs of the account among these ids. */
