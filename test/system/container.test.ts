@@ -137,3 +137,46 @@ test('the image builds, serves a model run as a non-root PID 1 with no transpile
   await podman(['stop', '--time', '30', again.name], 120_000);
   assert.equal(JSON.parse((await podman(['inspect', '--format', '{{json .State}}', again.name])).stdout).ExitCode, 0);
 });
+
+// The compose file, run as a user would: PostgreSQL and one API, worker and deliverer container on the
+// project's own network (the API reaches the database by its service name), a model run through the API
+// that the worker container runs, then `podman-compose stop`: every container stops on SIGTERM with exit 0.
+const COMPOSE = spawnSync('podman-compose', ['--version']).status === 0;
+const composeSkip = skip ?? (COMPOSE ? undefined : 'podman-compose is not installed')
+  ?? (spawnSync('podman', [...PODMAN, 'image', 'exists', 'docker.io/library/postgres:15-bookworm']).status !== 0
+    ? 'base image postgres:15-bookworm is not present (scripts/container-base.sh --with-postgres)' : undefined);
+
+test('compose.yaml: PostgreSQL, API, worker and deliverer containers serve a model run and stop cleanly', { skip: composeSkip, timeout: 20 * 60_000 }, async () => {
+  const project = `atelier-compose-${crypto.randomBytes(3).toString('hex')}`;
+  const port = await freePort();
+  const compose = (args: string[], timeoutMs = 300_000) => run('podman-compose', [
+    '--podman-args', PODMAN.join(' '), '--podman-run-args', LIMITS.join(' '), '-p', project, '-f', path.join(ROOT, 'compose.yaml'), ...args,
+  ], { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ATELIER_IMAGE: IMAGE, ATELIER_PORT: String(port), ATELIER_NOFILE: String(nofile) } });
+  try {
+    await compose(['up', '-d', '--no-build']);
+    const url = `http://127.0.0.1:${port}`;
+    await until('the compose API to answer /readyz', () => fetch(`${url}/readyz`).then((r) => r.ok, () => false), 240_000)
+      .catch(async (err) => assert.fail(`${err}\n${(await podman(['logs', `${project}_api_1`]).catch((e) => e)).stdout}`));
+    const quickstart = await podman(['exec', `${project}_api_1`, 'node', 'bin/atelier.mjs', 'quickstart', '--email', 'compose@example.com']);
+    const key = /gx_[0-9A-Za-z]{40}/.exec(quickstart.stdout)?.[0];
+    assert.ok(key, quickstart.stdout);
+    const res = await fetch(`${url}/v1/nodes/word_count/run`, {
+      method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', prefer: 'wait=60' },
+      body: JSON.stringify({ input: { text: 'one two three' } }),
+    });
+    const body = await res.json() as { status: string; output: { words: number }; creditUsed: number };
+    assert.equal(body.status, 'COMPLETED', JSON.stringify(body));
+    assert.equal(body.output.words, 3);
+    assert.ok(body.creditUsed > 0);
+    // The worker container ran it: the API role runs no models.
+    assert.match((await podman(['logs', `${project}_worker_1`])).stderr + (await podman(['logs', `${project}_worker_1`])).stdout, /started \(role worker\)/);
+    await compose(['stop']);
+    for (const service of ['api', 'worker', 'deliverer', 'db']) {
+      const state = JSON.parse((await podman(['inspect', '--format', '{{json .State}}', `${project}_${service}_1`])).stdout);
+      assert.equal(state.Status, 'exited', service);
+      assert.equal(state.ExitCode, 0, `${service} stopped cleanly on SIGTERM`);
+    }
+  } finally {
+    await compose(['down', '-v']).catch(() => {});
+  }
+});
