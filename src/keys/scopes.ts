@@ -45,6 +45,12 @@ export function roleRefusal(role: KeyRole, method: string, route: string | undef
   return what ? new AppError('KEY_ROLE', `this key is run-only: ${what} (${method} ${route}) is refused`, { extra: { role } }) : undefined;
 }
 
+/** Throws KEY_ROLE when the key's role may not change workflows (a run-only or read-only key; MCP's workflow tools). */
+export function checkWorkflowEdits(scope: KeyScope | undefined): void {
+  if (!scope || scope.role === 'full') return;
+  throw new AppError('KEY_ROLE', `this key is ${scope.role}: workflow edits are refused`, { extra: { role: scope.role } });
+}
+
 /** Throws KEY_SCOPE_MODEL when the key's allow-list does not include the model. `where`: e.g. "node n1". */
 export function checkModelScope(scope: KeyScope | undefined, model: { nodeType: string; category: string; provider: string }, where?: string): void {
   if (!scope) return;

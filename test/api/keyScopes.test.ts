@@ -137,3 +137,21 @@ test("a workflow run whose model node the key's allow-list excludes is refused b
   const run = await srv.request('POST', '/v1/runs', { key: ok.key, body: { workflowId: wf.body.id, values: { [wf.body.requestNodeId]: { text: 'a b' } } } });
   assert.equal(run.status, 202, run.text);
 });
+
+test("a run-only key cannot change workflows through MCP's workflow tools either, but may list them", async () => {
+  // An account of its own: the suite's account already holds its ten keys.
+  const owner = await srv.user();
+  const k = await srv.services.keys.create(await srv.services.accounts.requireByEmail(owner.email), { label: 'mcp runner', perMinute: 1000, perDay: 10_000, role: 'run-only' });
+  const mcp = (name: string, args: Record<string, unknown>) => srv.request('POST', '/mcp', {
+    key: k.key, headers: { accept: 'application/json, text/event-stream' },
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+  });
+  const before = (await srv.services.db.query(`SELECT count(*)::int AS n FROM workflows WHERE account_id = $1`, [owner.accountId])).rows[0].n;
+  const created = await mcp('create_workflow', { name: 'made over MCP' });
+  assert.equal(created.status, 200, created.text);
+  assert.equal(created.body.result.isError, true, created.text);
+  assert.match(created.body.result.content[0].text, /KEY_ROLE/);
+  assert.equal((await srv.services.db.query(`SELECT count(*)::int AS n FROM workflows WHERE account_id = $1`, [owner.accountId])).rows[0].n, before);
+  const listed = await mcp('list_workflows', {});
+  assert.equal(listed.body.result.isError ?? false, false, listed.text);
+});

@@ -4,6 +4,7 @@ import { AppError } from '../../errors.js';
 import { REQUEST_FIELD_TYPES } from '../../contract/workflows.js';
 import { answerCall, type ToolAnswer } from '../result.js';
 import { given, type ToolContext } from './context.js';
+import { checkWorkflowEdits } from '../../keys/scopes.js';
 
 /**
  * Workflows and the builder: each tool calls the WorkflowService method of the matching REST route
@@ -42,6 +43,12 @@ export function registerWorkflowTools(server: McpServer, ctx: ToolContext): void
   const wf = ctx.services.workflows;
   const acct = ctx.accountId;
   const call = (fn: () => Promise<ToolAnswer>) => answerCall(fn, ctx.log);
+  // A run-only or read-only key may read workflows and run them, not change them (keys/scopes.ts): MCP's one
+  // route carries every tool, so the role is checked here, per tool, as the REST routes check it per route.
+  const edit = (fn: () => Promise<ToolAnswer>) => call(async () => {
+    checkWorkflowEdits(ctx.principal.scope);
+    return fn();
+  });
 
   server.registerTool('list_workflows', {
     description: 'Your workflows, most recently changed first. search filters by name; pass nextCursor back as cursor for more.',
@@ -67,7 +74,7 @@ export function registerWorkflowTools(server: McpServer, ctx: ToolContext): void
       requestFields: z.array(requestField).max(50).optional().describe('Inputs the workflow asks for: { name, type: text|number|boolean|image|audio|video|file|any, value? }'),
       nodes: z.array(nodeInput).max(100).optional(), edges: z.array(edgeInput).max(1000).optional(),
     },
-  }, (a) => call(async () => {
+  }, (a) => edit(async () => {
     const w = await wf.create(acct, { name: a.name, description: a.description, nodes: (a.nodes ?? []) as never, edges: a.edges ?? [], requestFields: a.requestFields as never });
     return plain(w as unknown as Record<string, unknown>, `Created. ${workflowSummary(w)}`);
   }));
@@ -78,7 +85,7 @@ export function registerWorkflowTools(server: McpServer, ctx: ToolContext): void
       workflowId, name: z.string().min(1).max(200).optional(), description: z.string().max(5000).optional(),
       nodes: z.array(nodeInput).max(100).optional(), edges: z.array(edgeInput).max(1000).optional(),
     },
-  }, (a) => call(async () => {
+  }, (a) => edit(async () => {
     const id = a.workflowId.trim();
     let w;
     if (a.nodes !== undefined || a.edges !== undefined) {
@@ -91,7 +98,7 @@ export function registerWorkflowTools(server: McpServer, ctx: ToolContext): void
   server.registerTool('delete_workflow', {
     description: 'Delete one of your workflows (its past runs stay readable).',
     inputSchema: { workflowId },
-  }, ({ workflowId: id }) => call(async () => {
+  }, ({ workflowId: id }) => edit(async () => {
     await wf.remove(acct, id.trim());
     return plain({ deleted: true, workflowId: id.trim() }, `Deleted workflow ${id.trim()}.`);
   }));
@@ -103,7 +110,7 @@ export function registerWorkflowTools(server: McpServer, ctx: ToolContext): void
       inputs: anyObject.optional(), label: z.string().max(200).optional(),
       column: z.number().int().min(1).max(100).optional(), row: z.number().int().min(0).max(100).optional(), position: position.optional(),
     },
-  }, (a) => call(async () => {
+  }, (a) => edit(async () => {
     // A sub-model id given as nodeType names its model and mode.
     let nodeType = a.nodeType.trim();
     let subModelId = given(a.subModelId);
@@ -122,7 +129,7 @@ export function registerWorkflowTools(server: McpServer, ctx: ToolContext): void
       workflowId, nodeId: z.string().min(1).max(100), inputs: anyObject.optional(), subModelId: z.string().max(100).optional(),
       label: z.string().max(200).optional(), position: position.optional(),
     },
-  }, (a) => call(async () => {
+  }, (a) => edit(async () => {
     const n = await wf.patchNode(acct, a.workflowId.trim(), a.nodeId.trim(), { inputs: a.inputs, subModelId: given(a.subModelId), label: a.label, position: a.position });
     return plain(n as unknown as Record<string, unknown>, `Updated node ${n.nodeId}.`);
   }));
@@ -133,7 +140,7 @@ export function registerWorkflowTools(server: McpServer, ctx: ToolContext): void
       workflowId, sourceNodeId: z.string().min(1).max(64), sourceHandle: z.string().min(1).max(200),
       targetNodeId: z.string().min(1).max(64), targetHandle: z.string().min(1).max(200),
     },
-  }, (a) => call(async () => {
+  }, (a) => edit(async () => {
     const e = await wf.addEdge(acct, a.workflowId.trim(), { sourceNodeId: a.sourceNodeId, sourceHandle: a.sourceHandle, targetNodeId: a.targetNodeId, targetHandle: a.targetHandle });
     return plain(e as unknown as Record<string, unknown>, `Connected ${e.source}.${e.sourceHandle} → ${e.target}.${e.targetHandle} (edge ${e.edgeId}).`);
   }));
@@ -145,7 +152,7 @@ export function registerWorkflowTools(server: McpServer, ctx: ToolContext): void
       sourceNodeId: z.string().max(64).optional(), sourceHandle: z.string().max(200).optional(),
       targetNodeId: z.string().max(64).optional(), targetHandle: z.string().max(200).optional(),
     },
-  }, (a) => call(async () => {
+  }, (a) => edit(async () => {
     const id = a.workflowId.trim();
     let edgeId = given(a.edgeId);
     if (!edgeId) {
@@ -164,7 +171,7 @@ export function registerWorkflowTools(server: McpServer, ctx: ToolContext): void
   server.registerTool('delete_node', {
     description: 'Remove a node and its connections (the Request and Response nodes stay).',
     inputSchema: { workflowId, nodeId: z.string().min(1).max(100) },
-  }, (a) => call(async () => {
+  }, (a) => edit(async () => {
     await wf.deleteNode(acct, a.workflowId.trim(), a.nodeId.trim());
     return plain({ deleted: true, nodeId: a.nodeId.trim() }, `Removed node ${a.nodeId.trim()}.`);
   }));
