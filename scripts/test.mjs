@@ -93,11 +93,7 @@ if (testEnv.ATELIER_BLOB_STORE === 's3') {
 }
 
 function runPhase(phase) {
-  // ATELIER_TEST_TIMINGS=/tmp/t: each phase also writes its files' durations, slowest first, to /tmp/t.<phase>.
-  const timings = process.env.ATELIER_TEST_TIMINGS
-    ? ['--test-reporter-destination=stdout', '--test-reporter=./scripts/test-timings.mjs', `--test-reporter-destination=${process.env.ATELIER_TEST_TIMINGS}.${phase.name}`]
-    : [];
-  const nodeArgs = ['--import', 'tsx', '--test', '--test-reporter=spec', ...timings, `--test-concurrency=${phase.concurrency}`, ...patterns.flatMap((p) => ['--test-name-pattern', p]), ...phase.files];
+  const nodeArgs = ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${phase.concurrency}`, ...patterns.flatMap((p) => ['--test-name-pattern', p]), ...phase.files];
   const child = spawn(process.execPath, nodeArgs, {
     stdio: 'inherit',
     // Atelier processes the tests start skip the start-up model check (its own test turns it on).
