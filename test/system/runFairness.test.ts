@@ -19,7 +19,9 @@ let dataDir: string;
 before(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-fair-'));
   gated = await startGatedModel(dataDir);
-  srv = await startTestServer({ ATELIER_ALLOW_PRIVATE_URLS: '1', ATELIER_WORKER_CONCURRENCY: '1', ATELIER_ACCOUNT_CONCURRENCY: '1' }, { dataDir });
+  // The gated model is remote, and a remote run gives its CPU slot back (issue 31, execution/remoteLane.ts):
+  // a worker cap of one remote run keeps the others waiting, so the order they start in is the queue's.
+  srv = await startTestServer({ ATELIER_ALLOW_PRIVATE_URLS: '1', ATELIER_WORKER_CONCURRENCY: '1', ATELIER_ACCOUNT_CONCURRENCY: '1', ATELIER_REMOTE_INFLIGHT: '1' }, { dataDir });
 });
 after(async () => {
   await gated.close();
