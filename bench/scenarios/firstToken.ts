@@ -2,32 +2,22 @@ import type { BenchPostgres } from '../lib/database.js';
 import { row, type Row } from '../lib/report.js';
 import { startService } from '../lib/service.js';
 import { startOpenAIFake } from '../../test/helpers/providers/openai.js';
+import { createParser } from 'eventsource-parser';
+import { percentile } from '../lib/stats.js';
 
 const WORDS = Array.from({ length: 40 }, (_, i) => ` word${i}`);
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-}
 
 /** Reads an event stream until `stop` says so for a message (its event and data); resolves when the stream ends or stop held. */
 async function readEvents(res: Response, stop: (event: string, data: string) => boolean): Promise<void> {
   const reader = res.body!.getReader();
   const dec = new TextDecoder();
-  let buf = '';
+  let stopped = false;
+  const parser = createParser({ onEvent: (e) => { if (!stopped && e.data && stop(e.event ?? 'message', e.data)) stopped = true; } });
   try {
-    for (;;) {
+    while (!stopped) {
       const { done, value } = await reader.read();
       if (done) return;
-      buf += dec.decode(value, { stream: true });
-      let end: number;
-      while ((end = buf.indexOf('\n\n')) >= 0) {
-        const block = buf.slice(0, end);
-        buf = buf.slice(end + 2);
-        const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
-        const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
-        if (data && stop(event, data)) return;
-      }
+      parser.feed(dec.decode(value, { stream: true }));
     }
   } finally {
     await reader.cancel().catch(() => {});
@@ -97,8 +87,8 @@ export async function firstToken(pg: BenchPostgres, opts: { rounds: number; prov
       ours.push(a.ms);
       if (!a.first) late++;
     }
-    const figure = median(ours);
-    const baseline = median(own);
+    const figure = percentile(ours, 50);
+    const baseline = percentile(own, 50);
     return [row({
       scenario: 'first-token', metric: `time to first streamed token of a gpt_5_4 run (median of ${opts.rounds}; provider thinks ${opts.providerFirstTokenMs} ms)`, figure, unit: 'ms',
       baseline, baselineLabel: 'the fake provider\'s own stream, request to first token, ms', goal: '≤ 1.5 × the provider\'s own', met: figure <= 1.5 * baseline,

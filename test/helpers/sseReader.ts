@@ -1,3 +1,4 @@
+import { createParser } from 'eventsource-parser';
 /** One Server-Sent Events message as a client sees it. */
 export interface SseMessage {
   id?: string;
@@ -22,31 +23,14 @@ export function readSse(url: string, headers: Record<string, string>): SseReader
   const messages: SseMessage[] = [];
   const opened = fetch(url, { headers, signal: ctl.signal });
   const ended = opened.then(async (res) => {
-    const reader = res.body!.getReader();
+    const parser = createParser({
+      onEvent: (e) => {
+        if (e.data) messages.push({ id: e.id, event: e.event ?? 'message', data: JSON.parse(e.data) });
+      },
+    });
     const dec = new TextDecoder();
-    let buf = '';
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        buf += dec.decode(value, { stream: true });
-        let end: number;
-        while ((end = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, end);
-          buf = buf.slice(end + 2);
-          const m: { id?: string; event: string; data: string[] } = { event: 'message', data: [] };
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) continue;
-            const i = line.indexOf(':');
-            const field = i < 0 ? line : line.slice(0, i);
-            const value = i < 0 ? '' : line.slice(i + 1).replace(/^ /, '');
-            if (field === 'id') m.id = value;
-            else if (field === 'event') m.event = value;
-            else if (field === 'data') m.data.push(value);
-          }
-          if (m.data.length) messages.push({ id: m.id, event: m.event, data: JSON.parse(m.data.join('\n')) });
-        }
-      }
+      for await (const chunk of res.body!) parser.feed(dec.decode(chunk as Uint8Array, { stream: true }));
     } catch {
       // aborted
     }
