@@ -4,6 +4,7 @@ import sharp from 'sharp';
 import { expectErrorBody, startTestServer, type TestServer } from '../helpers/server.js';
 import { balance, waitForStatus } from '../helpers/poll.js';
 import { runDoctor } from '../../src/ops/doctor.js';
+import { edgeFedWorkflow, words } from '../helpers/edgeFedWorkflow.js';
 
 // Issue 29 item 1 for workflows: the spend limits hold for a workflow run's hold at creation and for each
 // node's hold when it is priced at its actual input; a node that would pass a limit fails BUDGET_EXCEEDED
@@ -20,35 +21,7 @@ after(async () => {
   await srv.close();
 });
 
-const VIDEO = { width: 64, height: 64, fps: 12 };
-const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
 
-async function edgeFedWorkflow(key: string): Promise<{ id: string; requestNodeId: string }> {
-  const fields = [{ id: 'text', name: 'text', type: 'text' }, { id: 'image', name: 'image', type: 'image' }];
-  const res = await srv.request('POST', '/v1/workflows', {
-    key,
-    body: {
-      name: 'duration along an edge',
-      requestFields: fields,
-      nodes: [
-        { id: 'req', type: 'request', position: { x: 0, y: 0 }, data: { fields } },
-        { id: 'count', type: 'word_count', position: { x: 200, y: 0 }, data: {} },
-        { id: 'video', type: 'ken_burns_video', position: { x: 400, y: 0 }, data: VIDEO },
-        { id: 'frame', type: 'extract_frame', position: { x: 600, y: 0 }, data: {} },
-        { id: 'res', type: 'response', position: { x: 800, y: 0 }, data: {} },
-      ],
-      edges: [
-        { id: 'e1', source: 'req', sourceHandle: 'text', target: 'count', targetHandle: 'in:text' },
-        { id: 'e2', source: 'count', sourceHandle: 'out:words', target: 'video', targetHandle: 'in:duration' },
-        { id: 'e3', source: 'req', sourceHandle: 'image', target: 'video', targetHandle: 'in:image_url' },
-        { id: 'e4', source: 'video', sourceHandle: 'out:result', target: 'frame', targetHandle: 'in:video_url' },
-        { id: 'e5', source: 'frame', sourceHandle: 'out:result', target: 'res', targetHandle: 'result' },
-      ],
-    },
-  });
-  assert.equal(res.status, 201, res.text);
-  return { id: res.body.id, requestNodeId: res.body.requestNodeId };
-}
 
 async function keyWithDailyLimit(u: { key: string }, limit: number): Promise<string> {
   const id = (await srv.request('GET', '/v1/keys', { key: u.key })).body.keys[0].id;
@@ -64,7 +37,7 @@ async function spentOf(u: { key: string }, keyId: string): Promise<number> {
 test("a node whose actual price would pass the key's daily limit fails BUDGET_EXCEEDED; the key's spend ends at what was charged", async () => {
   const u = await srv.user({ microcredits: 1_000_000n });
   const keyId = await keyWithDailyLimit(u, 40_000);
-  const wf = await edgeFedWorkflow(u.key);
+  const wf = await edgeFedWorkflow(srv, u.key);
   const created = await srv.request('POST', '/v1/runs', { key: u.key, body: { workflowId: wf.id, values: { [wf.requestNodeId]: { text: words(60), image } } } });
   assert.equal(created.status, 202, created.text);
   assert.ok(created.body.estimatedCredits <= 40_000, 'the estimate fits the limit');
@@ -91,7 +64,7 @@ test("a node whose actual price would pass the key's daily limit fails BUDGET_EX
 test('a completed workflow run keeps its charge in the spend; a run whose estimate would pass the limit is refused at creation', async () => {
   const u = await srv.user({ microcredits: 1_000_000n });
   const keyId = await keyWithDailyLimit(u, 40_000);
-  const wf = await edgeFedWorkflow(u.key);
+  const wf = await edgeFedWorkflow(srv, u.key);
   const created = await srv.request('POST', '/v1/runs', { key: u.key, body: { workflowId: wf.id, values: { [wf.requestNodeId]: { text: words(3), image } } } });
   assert.equal(created.status, 202, created.text);
   const run = await waitForStatus(srv, u.key, `/v1/runs/${created.body.runId}`, ['COMPLETED', 'FAILED'], 120_000);

@@ -4,6 +4,7 @@ import sharp from 'sharp';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { balance, waitForStatus } from '../helpers/poll.js';
 import { runDoctor } from '../../src/ops/doctor.js';
+import { EDGE_FED_VIDEO as VIDEO, edgeFedWorkflow, words } from '../helpers/edgeFedWorkflow.js';
 
 /**
  * A workflow node is charged price(model, the input it actually ran with), the very figure a standalone
@@ -21,35 +22,7 @@ after(async () => {
   await srv.close();
 });
 
-// Small frames keep a 60 s encode to a few seconds; the price depends on the duration alone.
-const VIDEO = { width: 64, height: 64, fps: 12 };
-const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
 
-async function edgeFedWorkflow(key: string): Promise<{ id: string; requestNodeId: string }> {
-  const res = await srv.request('POST', '/v1/workflows', {
-    key,
-    body: {
-      name: 'duration along an edge',
-      requestFields: [{ id: 'text', name: 'text', type: 'text' }, { id: 'image', name: 'image', type: 'image' }],
-      nodes: [
-        { id: 'req', type: 'request', position: { x: 0, y: 0 }, data: { fields: [{ id: 'text', name: 'text', type: 'text' }, { id: 'image', name: 'image', type: 'image' }] } },
-        { id: 'count', type: 'word_count', position: { x: 200, y: 0 }, data: {} },
-        { id: 'video', type: 'ken_burns_video', position: { x: 400, y: 0 }, data: VIDEO },
-        { id: 'frame', type: 'extract_frame', position: { x: 600, y: 0 }, data: {} },
-        { id: 'res', type: 'response', position: { x: 800, y: 0 }, data: {} },
-      ],
-      edges: [
-        { id: 'e1', source: 'req', sourceHandle: 'text', target: 'count', targetHandle: 'in:text' },
-        { id: 'e2', source: 'count', sourceHandle: 'out:words', target: 'video', targetHandle: 'in:duration' },
-        { id: 'e3', source: 'req', sourceHandle: 'image', target: 'video', targetHandle: 'in:image_url' },
-        { id: 'e4', source: 'video', sourceHandle: 'out:result', target: 'frame', targetHandle: 'in:video_url' },
-        { id: 'e5', source: 'frame', sourceHandle: 'out:result', target: 'res', targetHandle: 'result' },
-      ],
-    },
-  });
-  assert.equal(res.status, 201, res.text);
-  return { id: res.body.id, requestNodeId: res.body.requestNodeId };
-}
 
 async function standalonePrice(key: string, duration: number): Promise<number> {
   const est = await srv.request('POST', '/v1/nodes/estimate-credits', { key, body: { nodeType: 'ken_burns_video', input: { image_url: image, duration, ...VIDEO } } });
@@ -73,7 +46,7 @@ async function ledgerMatchesBalances(): Promise<void> {
 describe('workflow nodes are charged the price of the input they ran with', () => {
   test('the 60 s edge-fed ken_burns_video is charged what the standalone 60 s run is charged', async () => {
     const u = await srv.user({ microcredits: 1_000_000n });
-    const wf = await edgeFedWorkflow(u.key);
+    const wf = await edgeFedWorkflow(srv, u.key);
     const standalone = await standalonePrice(u.key, 60);
     assert.equal(standalone, 90_000);
 
@@ -112,7 +85,7 @@ describe('workflow nodes are charged the price of the input they ran with', () =
 
   test('a cheaper actual input releases the surplus of the estimate', async () => {
     const u = await srv.user({ microcredits: 1_000_000n });
-    const wf = await edgeFedWorkflow(u.key);
+    const wf = await edgeFedWorkflow(srv, u.key);
     const created = await srv.request('POST', '/v1/runs', { key: u.key, body: { workflowId: wf.id, values: { [wf.requestNodeId]: { text: words(2), image } } } });
     assert.equal(created.status, 202, created.text);
     const run = await waitForStatus(srv, u.key, `/v1/runs/${created.body.runId}`, ['COMPLETED', 'FAILED'], 120_000);
@@ -127,7 +100,7 @@ describe('workflow nodes are charged the price of the input they ran with', () =
 
   test('a node whose actual price the balance cannot cover fails INSUFFICIENT_CREDITS, its dependents are skipped, the rest released', async () => {
     const u = await srv.user({ microcredits: 40_000n });
-    const wf = await edgeFedWorkflow(u.key);
+    const wf = await edgeFedWorkflow(srv, u.key);
     const created = await srv.request('POST', '/v1/runs', { key: u.key, body: { workflowId: wf.id, values: { [wf.requestNodeId]: { text: words(60), image } } } });
     assert.equal(created.status, 202, created.text);
     assert.ok(created.body.estimatedCredits <= 40_000, 'the estimate fits the balance');
@@ -150,7 +123,7 @@ describe('workflow nodes are charged the price of the input they ran with', () =
 
   test('doctor finds a node charge that differs from the price of its stored input', async () => {
     const u = await srv.user({ microcredits: 1_000_000n });
-    const wf = await edgeFedWorkflow(u.key);
+    const wf = await edgeFedWorkflow(srv, u.key);
     const created = await srv.request('POST', '/v1/runs', { key: u.key, body: { workflowId: wf.id, values: { [wf.requestNodeId]: { text: words(3), image } } } });
     const run = await waitForStatus(srv, u.key, `/v1/runs/${created.body.runId}`, ['COMPLETED', 'FAILED'], 120_000);
     assert.equal(run.status, 'COMPLETED');
