@@ -27,6 +27,15 @@ const RUN_STATUSES = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'] as
 export const RunStatus = Type.Union(RUN_STATUSES.map((s) => Type.Literal(s)), { description: 'QUEUED → RUNNING → COMPLETED, FAILED or CANCELED' });
 const Iso = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 
+/** A routed run's or node's `route` (execution/routing.ts RouteReport): which route served it and why each before it did not. */
+const routeReport = (description: string) => Type.Object({
+  served: Nullable(Type.String({ description: 'The route (atelier.models.json "routes") that served the run; null when none could', examples: ['backup'] })),
+  skipped: Type.Array(Type.Object({
+    name: Type.String({ examples: ['primary'] }),
+    reason: Type.String({ description: 'Why the route did not serve it: unavailable here, its circuit open, or its provider failed before taking the work', examples: ['circuit open until 2026-01-01T00:00:00.000Z after repeated provider failures'] }),
+  })),
+}, { description });
+
 export const NodeRunSchema = Type.Object({
   id: Type.String({ examples: ['run_01JD8Y3Q6W5B2M1X9K7T4C0E2F'] }),
   nodeType: Type.String({ examples: ['espeak_tts'] }),
@@ -45,13 +54,7 @@ export const NodeRunSchema = Type.Object({
   createdAt: Iso(),
   startedAt: Nullable(Iso()),
   finishedAt: Nullable(Iso()),
-  route: Type.Optional(Type.Object({
-    served: Nullable(Type.String({ description: 'The route (atelier.models.json "routes") that served the run; null when none could', examples: ['backup'] })),
-    skipped: Type.Array(Type.Object({
-      name: Type.String({ examples: ['primary'] }),
-      reason: Type.String({ description: 'Why the route did not serve it: unavailable here, its circuit open, or its provider failed before taking the work', examples: ['circuit open until 2026-01-01T00:00:00.000Z after repeated provider failures'] }),
-    })),
-  }, { description: 'Models with routes only, once the run has ended on a route: which served it (its price is creditUsed; estimatedCredits held the dearest route) and why each route before it did not' })),
+  route: Type.Optional(routeReport('Models with routes only, once the run has ended on a route: which served it (its price is creditUsed; estimatedCredits held the dearest route) and why each route before it did not')),
   priority: Type.Optional(Type.Integer({ minimum: -10, maximum: 10, description: 'The priority it was queued at (0 normal; higher starts first)' })),
   batchId: Type.Optional(Type.String({ description: 'The batch it belongs to (POST /v1/nodes/{nodeType}/batch), if any' })),
   queuePosition: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'While QUEUED: how many queued jobs start before it (0: next); refreshed about every second; null when not known' }))),
@@ -84,7 +87,8 @@ export const WorkflowNodeRunSchema = Type.Object({
   finishedAt: Nullable(Iso()),
   estimatedCredits: Type.Integer({ description: 'Microcredits priced for this node' }),
   actualCredits: Type.Integer({ description: 'Microcredits charged for this node (0 when cached)' }),
-  creditUsed: Type.Integer({ description: 'The node\'s charge: the price of the model at the input it actually ran with (values arriving along edges included), the same figure a standalone run of that input costs; 0 when cached, skipped or failed' }),
+  creditUsed: Type.Integer({ description: 'The node\'s charge: the price of the model at the input it actually ran with (values arriving along edges included), the same figure a standalone run of that input costs — for a model with routes, the price of the route that served it; 0 when cached, skipped or failed' }),
+  route: Type.Optional(routeReport('Nodes of models with routes only, once the node has ended on a route: which served it (its price is creditUsed; estimatedCredits held the dearest route) and why each route before it did not')),
 }, { $id: 'WorkflowNodeRun' });
 
 /**

@@ -1474,8 +1474,21 @@ export interface components {
             estimatedCredits: number;
             /** @description Microcredits charged for this node (0 when cached) */
             actualCredits: number;
-            /** @description The node's charge: the price of the model at the input it actually ran with (values arriving along edges included), the same figure a standalone run of that input costs; 0 when cached, skipped or failed */
+            /** @description The node's charge: the price of the model at the input it actually ran with (values arriving along edges included), the same figure a standalone run of that input costs — for a model with routes, the price of the route that served it; 0 when cached, skipped or failed */
             creditUsed: number;
+            /** @description Nodes of models with routes only, once the node has ended on a route: which served it (its price is creditUsed; estimatedCredits held the dearest route) and why each route before it did not */
+            route?: {
+                served: string | null;
+                skipped: {
+                    /** @example primary */
+                    name: string;
+                    /**
+                     * @description Why the route did not serve it: unavailable here, its circuit open, or its provider failed before taking the work
+                     * @example circuit open until 2026-01-01T00:00:00.000Z after repeated provider failures
+                     */
+                    reason: string;
+                }[];
+            };
         };
         WorkflowRun: {
             /** @example run_01JD8Y3Q6W5B2M1X9K7T4C0E2F */
