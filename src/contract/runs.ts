@@ -109,6 +109,7 @@ export const WorkflowRun = Type.Object({
   outputs: Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), { description: 'What reached the Response node, by source node id, then output handle; files are signed URLs' }),
   estimatedCredits: Type.Integer({ description: 'Microcredits priced and reserved at creation' }),
   actualCredits: Type.Integer({ description: 'Microcredits charged so far (final once the run ended)' }),
+  priority: Type.Optional(Type.Integer({ minimum: -10, maximum: 10, description: 'The priority it was queued at, it and each of its node jobs (0 normal; higher starts first)' })),
   nodeRuns: Type.Array(Type.Ref(WorkflowNodeRunSchema)),
 }, { $id: 'WorkflowRun' });
 
@@ -128,12 +129,15 @@ export const WebhookEventSchema = Type.Object({
 
 // Request shapes: the routes validate them and the run services take their Static<> types.
 
+/** A create's `priority` (keys/priority.ts), for model and workflow runs alike. */
+const CREATE_PRIORITY = 'Queue priority: 0 normal (default); lower waits behind normal runs; higher, up to the key\'s ceiling set by the operator, starts before them (403 PRIORITY_NOT_ALLOWED above it)';
+
 /** POST /v1/nodes/{nodeType}/run. */
 export const CreateNodeRunBody = Type.Object({
   subModelId: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
   input: Type.Optional(Type.Object({}, { additionalProperties: true })),
   webhook: Type.Optional(Type.Union([Type.Ref(WebhookConfigSchema), Type.Null()])),
-  priority: Type.Optional(Type.Integer({ minimum: -10, maximum: 10, description: 'Queue priority: 0 normal (default); lower waits behind normal runs; higher, up to the key\'s ceiling set by the operator, starts before them (403 PRIORITY_NOT_ALLOWED above it)' })),
+  priority: Type.Optional(Type.Integer({ minimum: -10, maximum: 10, description: CREATE_PRIORITY })),
 }, { additionalProperties: false });
 
 /** POST /v1/runs. */
@@ -141,6 +145,7 @@ export const CreateWorkflowRunBody = Type.Object({
   workflowId: Type.String({ minLength: 1, maxLength: 100, description: 'A workflow id or a system workflow slug' }),
   values: Type.Optional(Type.Object({}, { additionalProperties: true })),
   webhook: Type.Optional(Type.Union([Type.Ref(WebhookConfigSchema), Type.Null()])),
+  priority: Type.Optional(Type.Integer({ minimum: -10, maximum: 10, description: `${CREATE_PRIORITY}; every node job of the run is queued at it` })),
 }, { additionalProperties: false });
 
 /** GET /v1/runs. */

@@ -48,6 +48,7 @@ export async function workflowRunView(files: FileService, run: any, nodes: any[]
     outputs,
     estimatedCredits: Number(run.estimated_microcredits),
     actualCredits: actual,
+    ...(run.priority !== undefined && run.priority !== null ? { priority: Number(run.priority) } : {}),
     nodeRuns,
   };
 }

@@ -744,7 +744,7 @@ export interface paths {
         put?: never;
         /**
          * Start a workflow run
-         * @description values: { <requestNodeId>: { <field id or name>: value } }. Headers as for model runs: Idempotency-Key, Cancel-After, Prefer: wait=N.
+         * @description values: { <requestNodeId>: { <field id or name>: value } }. priority as for model runs (0 normal, up to the key's ceiling); the run's node jobs are queued at it. Headers as for model runs: Idempotency-Key, Cancel-After, Prefer: wait=N.
          */
         post: operations["runs.run"];
         delete?: never;
@@ -1513,6 +1513,8 @@ export interface components {
             estimatedCredits: number;
             /** @description Microcredits charged so far (final once the run ended) */
             actualCredits: number;
+            /** @description The priority it was queued at, it and each of its node jobs (0 normal; higher starts first) */
+            priority?: number;
             nodeRuns: components["schemas"]["WorkflowNodeRun"][];
         };
         BatchRun: {
@@ -8477,6 +8479,8 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     webhook?: components["schemas"]["WebhookConfig"] | null;
+                    /** @description Queue priority: 0 normal (default); lower waits behind normal runs; higher, up to the key's ceiling set by the operator, starts before them (403 PRIORITY_NOT_ALLOWED above it); every node job of the run is queued at it */
+                    priority?: number;
                 };
             };
         };
