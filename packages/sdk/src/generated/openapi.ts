@@ -1591,6 +1591,8 @@ export interface components {
             categories: string[] | null;
             providers: string[] | null;
             budgets: components["schemas"]["Budget"][];
+            /** @description The highest run priority the key may ask for (a create above it: 403 PRIORITY_NOT_ALLOWED); 0, normal, unless the operator raised it (atelier keys set-priority) */
+            maxPriority: number;
         };
     };
     responses: never;
