@@ -31,6 +31,7 @@ export const ApiKeySchema = Type.Object({
   categories: Names,
   providers: Names,
   budgets: Type.Array(Type.Ref(BudgetSchema)),
+  maxPriority: Type.Integer({ minimum: 0, maximum: 10, description: 'The highest run priority the key may ask for (a create above it: 403 PRIORITY_NOT_ALLOWED); 0, normal, unless the operator raised it (atelier keys set-priority)' }),
 }, { $id: 'ApiKey' });
 
 /** The shared schemas above, registered once on the app (app/app.ts) so the document names them. */

@@ -27,6 +27,15 @@ const RUN_STATUSES = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'] as
 export const RunStatus = Type.Union(RUN_STATUSES.map((s) => Type.Literal(s)), { description: 'QUEUED → RUNNING → COMPLETED, FAILED or CANCELED' });
 const Iso = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 
+/** A routed run's or node's `route` (execution/routing.ts RouteReport): which route served it and why each before it did not. */
+const routeReport = (description: string) => Type.Object({
+  served: Nullable(Type.String({ description: 'The route (atelier.models.json "routes") that served the run; null when none could', examples: ['backup'] })),
+  skipped: Type.Array(Type.Object({
+    name: Type.String({ examples: ['primary'] }),
+    reason: Type.String({ description: 'Why the route did not serve it: unavailable here, its circuit open, or its provider failed before taking the work', examples: ['circuit open until 2026-01-01T00:00:00.000Z after repeated provider failures'] }),
+  })),
+}, { description });
+
 export const NodeRunSchema = Type.Object({
   id: Type.String({ examples: ['run_01JD8Y3Q6W5B2M1X9K7T4C0E2F'] }),
   nodeType: Type.String({ examples: ['espeak_tts'] }),
@@ -45,13 +54,7 @@ export const NodeRunSchema = Type.Object({
   createdAt: Iso(),
   startedAt: Nullable(Iso()),
   finishedAt: Nullable(Iso()),
-  route: Type.Optional(Type.Object({
-    served: Nullable(Type.String({ description: 'The route (atelier.models.json "routes") that served the run; null when none could', examples: ['backup'] })),
-    skipped: Type.Array(Type.Object({
-      name: Type.String({ examples: ['primary'] }),
-      reason: Type.String({ description: 'Why the route did not serve it: unavailable here, its circuit open, or its provider failed before taking the work', examples: ['circuit open until 2026-01-01T00:00:00.000Z after repeated provider failures'] }),
-    })),
-  }, { description: 'Models with routes only, once the run has ended on a route: which served it (its price is creditUsed; estimatedCredits held the dearest route) and why each route before it did not' })),
+  route: Type.Optional(routeReport('Models with routes only, once the run has ended on a route: which served it (its price is creditUsed; estimatedCredits held the dearest route) and why each route before it did not')),
   priority: Type.Optional(Type.Integer({ minimum: -10, maximum: 10, description: 'The priority it was queued at (0 normal; higher starts first)' })),
   batchId: Type.Optional(Type.String({ description: 'The batch it belongs to (POST /v1/nodes/{nodeType}/batch), if any' })),
   queuePosition: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'While QUEUED: how many queued jobs start before it (0: next); refreshed about every second; null when not known' }))),
@@ -84,7 +87,8 @@ export const WorkflowNodeRunSchema = Type.Object({
   finishedAt: Nullable(Iso()),
   estimatedCredits: Type.Integer({ description: 'Microcredits priced for this node' }),
   actualCredits: Type.Integer({ description: 'Microcredits charged for this node (0 when cached)' }),
-  creditUsed: Type.Integer({ description: 'The node\'s charge: the price of the model at the input it actually ran with (values arriving along edges included), the same figure a standalone run of that input costs; 0 when cached, skipped or failed' }),
+  creditUsed: Type.Integer({ description: 'The node\'s charge: the price of the model at the input it actually ran with (values arriving along edges included), the same figure a standalone run of that input costs — for a model with routes, the price of the route that served it; 0 when cached, skipped or failed' }),
+  route: Type.Optional(routeReport('Nodes of models with routes only, once the node has ended on a route: which served it (its price is creditUsed; estimatedCredits held the dearest route) and why each route before it did not')),
 }, { $id: 'WorkflowNodeRun' });
 
 /**
@@ -105,6 +109,7 @@ export const WorkflowRun = Type.Object({
   outputs: Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), { description: 'What reached the Response node, by source node id, then output handle; files are signed URLs' }),
   estimatedCredits: Type.Integer({ description: 'Microcredits priced and reserved at creation' }),
   actualCredits: Type.Integer({ description: 'Microcredits charged so far (final once the run ended)' }),
+  priority: Type.Optional(Type.Integer({ minimum: -10, maximum: 10, description: 'The priority it was queued at, it and each of its node jobs (0 normal; higher starts first)' })),
   nodeRuns: Type.Array(Type.Ref(WorkflowNodeRunSchema)),
 }, { $id: 'WorkflowRun' });
 
@@ -124,12 +129,15 @@ export const WebhookEventSchema = Type.Object({
 
 // Request shapes: the routes validate them and the run services take their Static<> types.
 
+/** A create's `priority` (keys/priority.ts), for model and workflow runs alike. */
+const CREATE_PRIORITY = 'Queue priority: 0 normal (default); lower waits behind normal runs; higher, up to the key\'s ceiling set by the operator, starts before them (403 PRIORITY_NOT_ALLOWED above it)';
+
 /** POST /v1/nodes/{nodeType}/run. */
 export const CreateNodeRunBody = Type.Object({
   subModelId: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
   input: Type.Optional(Type.Object({}, { additionalProperties: true })),
   webhook: Type.Optional(Type.Union([Type.Ref(WebhookConfigSchema), Type.Null()])),
-  priority: Type.Optional(Type.Integer({ minimum: -10, maximum: 10, description: 'Queue priority: 0 normal (default); lower waits behind normal runs; higher, up to the key\'s ceiling set by the operator, starts before them (403 PRIORITY_NOT_ALLOWED above it)' })),
+  priority: Type.Optional(Type.Integer({ minimum: -10, maximum: 10, description: CREATE_PRIORITY })),
 }, { additionalProperties: false });
 
 /** POST /v1/runs. */
@@ -137,6 +145,7 @@ export const CreateWorkflowRunBody = Type.Object({
   workflowId: Type.String({ minLength: 1, maxLength: 100, description: 'A workflow id or a system workflow slug' }),
   values: Type.Optional(Type.Object({}, { additionalProperties: true })),
   webhook: Type.Optional(Type.Union([Type.Ref(WebhookConfigSchema), Type.Null()])),
+  priority: Type.Optional(Type.Integer({ minimum: -10, maximum: 10, description: `${CREATE_PRIORITY}; every node job of the run is queued at it` })),
 }, { additionalProperties: false });
 
 /** GET /v1/runs. */

@@ -40,6 +40,8 @@ export interface ApiKeyInfo {
   providers: string[] | null;
   /** The key's spend limits and their current periods' spend (ledger/budgets.ts). */
   budgets: Budget[];
+  /** The highest run priority the key may ask for (keys/priority.ts): 0, normal, unless the operator raised it. */
+  maxPriority: number;
 }
 
 /** What a key may be created or changed with beyond its label and rate limits. */
@@ -101,6 +103,7 @@ function toInfo(row: q.ApiKeyRow & { last_used_at?: Date | null }, budgets: Budg
     lastUsedAt: iso(row.last_used_at),
     ...scopeOf(row),
     budgets: budgets.filter((b) => b.keyId === row.id),
+    maxPriority: row.max_priority ?? 0,
   };
 }
 

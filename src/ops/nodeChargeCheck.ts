@@ -8,6 +8,7 @@ import type { ModelRoute } from '../catalog/types.js';
 import type { Config } from '../config.js';
 import { mapFileRefs } from '../workflows/inputs.js';
 import { nodePrice } from '../workflows/readyNode.js';
+import { priceMicrocredits } from '../pricing/price.js';
 import { CHARGED_NODES, type ChargedNodeRow } from '../runs/queries/nodes.js';
 import { rowsOf } from '../db/typed.js';
 
@@ -22,7 +23,9 @@ export interface NodeChargeFinding {
 
 /**
  * Doctor's `node_charges` check: every charged workflow node was charged exactly the pricing function on
- * its stored input (the input it ran with), the figure a standalone run of that input costs. Reads only.
+ * its stored input (the input it ran with), the figure a standalone run of that input costs — for a routed
+ * node, the price of the route its record names as the one that served it, never more than its hold (the
+ * highest route's price), as execution/routing.ts charges it. Reads only.
  */
 export async function checkNodeCharges(db: Queryable, catalog: Catalog, limit = 1000): Promise<NodeChargeFinding[]> {
   const rows = await rowsOf<ChargedNodeRow>(db, CHARGED_NODES);
@@ -43,6 +46,15 @@ export async function checkNodeCharges(db: Queryable, catalog: Catalog, limit = 
       // Files are stored as references; pricing never reads them, validation only wants a URL in their place.
       const input = catalog.validateInput(mode, mapFileRefs(r.input ?? {}, (id) => `https://files.invalid/v1/files/${id}`), { path: 'input' });
       priced = Number(nodePrice(mode, input));
+      const served = r.route?.served;
+      if (served) {
+        const route = mode.routes?.find((x) => x.name === served);
+        if (!route) {
+          found.push({ ...base, priced: null, reason: `it was served by route "${served}", which this catalog's ${r.node_type} does not have, so its price cannot be checked` });
+          continue;
+        }
+        priced = Math.min(priced, priceMicrocredits(route.pricing, input));
+      }
     } catch (err) {
       found.push({ ...base, priced: null, reason: `its stored input cannot be priced: ${(err as Error).message}` });
       continue;

@@ -10,6 +10,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { FileService } from '../files/service.js';
 import type { JobQueue } from '../queue/queue.js';
 import { EngineRunner } from '../execution/engineRunner.js';
+import type { RouteReport } from '../execution/routing.js';
 import type { EngineOutputs } from '../engines/types.js';
 import type { LeasedTaskRunner } from '../execution/leasedTask.js';
 import { renderOutput } from '../files/render.js';
@@ -67,8 +68,11 @@ interface EndDetails {
   cacheKey?: string;
 }
 
-/** How a node this worker ran ended: its engine's outputs (stored by the settle), or why it failed. */
-type NodeEnd = { status: 'COMPLETED'; outputs: EngineOutputs } | { status: 'FAILED'; error: string; errorCode: string | null };
+/**
+ * How a node this worker ran ended: its engine's outputs (stored by the settle), or why it failed; a routed
+ * node's `route` says which route served it (its price is the node's charge) and why others did not.
+ */
+type NodeEnd = ({ status: 'COMPLETED'; outputs: EngineOutputs } | { status: 'FAILED'; error: string; errorCode: string | null }) & { route?: RouteReport };
 
 /** A settled node as SETTLE_NODE answers it. */
 type SettledNode = q.SettledNodeRow;
@@ -311,6 +315,8 @@ export class WorkflowExecutor {
       return (await this.settle(plan, task, { status: 'FAILED', error: `the node stopped its worker ${task.attempts - 1} times and was given up`, errorCode: null })).next;
     }
     let next: NextNode | undefined;
+    // A routed model's node learns here which route served it, or why each failed (execution/routing.ts).
+    let route: RouteReport | undefined;
     const settleWith = async (end: NodeEnd) => {
       const s = await this.settle(plan, task, end);
       next = s.next;
@@ -334,10 +340,11 @@ export class WorkflowExecutor {
           logContext: { runId, nodeId },
           onProgress: (f, message) => void this.db.query(nodeSql.NODE_PROGRESS, [runId, nodeId, JSON.stringify([{ at: new Date().toISOString(), progress: f, message: message ?? null }])]).catch(() => {}),
           deltas: new OutputDeltas(this.db, runId, nodeId),
+          onRoute: (r) => (route = r),
         });
       },
-      settleSuccess: (outputs) => settleWith({ status: 'COMPLETED', outputs }),
-      settleFailure: (error, errorCode) => settleWith({ status: 'FAILED', error, errorCode }),
+      settleSuccess: (outputs) => settleWith({ status: 'COMPLETED', outputs, route }),
+      settleFailure: (error, errorCode) => settleWith({ status: 'FAILED', error, errorCode, route }),
       handBack: () => this.handBack(runId, nodeId),
     }), { parent: plan.traceParent });
     return settled ? next : undefined;
@@ -374,8 +381,8 @@ export class WorkflowExecutor {
       this.log.warn({ runId: plan.runId, err: err.cause }, 'advancing after a node ended failed; the sweeper will retry');
       done = await settleIn(false);
     }
-    // After the commit, so a rolled-back (retried or refused) settle does not count. A completed node is charged what it held (SETTLE_NODE).
-    if (done) annotate({ 'atelier.node.status': done.row.status, 'atelier.microcredits.charged': done.row.status === 'COMPLETED' ? task.reserved_microcredits : 0 }, end.status === 'FAILED' ? end.error : null);
+    // After the commit, so a rolled-back (retried or refused) settle does not count. A completed node is charged what it held, or its served route's price (SETTLE_NODE).
+    if (done) annotate({ 'atelier.node.status': done.row.status, 'atelier.microcredits.charged': done.row.charged }, end.status === 'FAILED' ? end.error : null);
     if (done) this.opts.metrics?.observeRun('workflow_node', done.row.node_type, done.row.status, done.row.started_at, done.row.finished_at);
     return { settled: done !== undefined, next: done?.advanced.next };
   }
@@ -420,6 +427,7 @@ export class WorkflowExecutor {
       plan.accountId, end.status === 'COMPLETED' ? `node ${nodeId}` : `node ${nodeId} failed`,
       ev.eventId, ev.payload.type, ev.payload, ev.delivery?.url ?? null, ev.delivery?.headers ?? null, plan.workflowId,
       !advance, candidate?.nodeId ?? null, candidate?.withRefs ?? null, candidate?.key ?? null, candidate?.price ?? null, this.opts.leaseSeconds,
+      end.route?.chargeMicrocredits ?? null, end.route ? JSON.stringify({ served: end.route.served, skipped: end.route.skipped }) : null,
     ]).catch((err) => {
       // Leasing the next node is the advance's first step: if the statement failed, the node is settled alone.
       throw candidate && !isConnectionError(err) ? new AdvanceFailed(err) : err;

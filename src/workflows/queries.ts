@@ -29,9 +29,23 @@ WITH hit AS (
 SELECT (SELECT output FROM hit) AS cached, EXISTS (SELECT 1 FROM claimed) AS claimed`;
 
 /**
+ * SETTLE_NODE's ledger rows, in this order: the charge (`capture`; a failed node's whole hold `release`d),
+ * then, when a routed node's served route cost less than its hold, the `release` of the rest. Rows that
+ * move nothing are left out.
+ */
+const NODE_SETTLE_ENTRIES = `SELECT x.kind, x.posted, x.reserved, x.note FROM settled s CROSS JOIN LATERAL (VALUES
+    (1, CASE WHEN s.status = 'COMPLETED' THEN 'capture' ELSE 'release' END, -s.charged, CASE WHEN s.status = 'COMPLETED' THEN -s.charged ELSE -s.held END, $9::text),
+    (2, 'release', 0::bigint, CASE WHEN s.status = 'COMPLETED' THEN s.charged - s.held ELSE 0 END,
+        'node ' || $2::text || ': route ' || COALESCE($23::jsonb->>'served', '') || ' costs less than the hold')
+  ) x(i, kind, posted, reserved, note) ORDER BY x.i`;
+
+/**
  * Ends a node its worker ran, exactly once (only from RUNNING, only by its lease holder), with everything
  * that goes with it, as one statement (the run is already locked: runs/queries/workflowRuns.ts LOCK_RUN):
- * the node's hold captured as its charge (COMPLETED) or released (FAILED), each with its ledger row; a completed node's output into the
+ * the node's hold captured as its charge (COMPLETED) or released (FAILED), each with its ledger row — a
+ * routed node is charged $22, the price of the route that served it (never more than its hold), and the
+ * rest of its hold is released with a ledger row of its own and given back to the spend limits, as a
+ * standalone run's settle does (runs/settle.ts); $23 is its route report; a completed node's output into the
  * node cache; its event (and webhook delivery, when $13 names one) in the outbox; the run stamped as in hand
  * ($16: when no advance follows in this transaction; see the sweeper's STALLED_WORKFLOWS). No row back means
  * it was not this worker's to end any more (canceled, or taken over), and then nothing was written.
@@ -44,14 +58,15 @@ SELECT (SELECT output FROM hit) AS cached, EXISTS (SELECT 1 FROM claimed) AS cla
  * of the advance needs no read of its own. One statement rather than ten: it runs once per node, on the path
  * between one node and the next.
  * $1 run, $2 node, $3 status, $4 output, $5 error, $6 worker, $7 error code, $8 account, $9 ledger note,
- * $10 event id, $11 event type, $12 event payload, $13 delivery URL, $14 delivery headers, $15 workflow.
+ * $10 event id, $11 event type, $12 event payload, $13 delivery URL, $14 delivery headers, $15 workflow,
+ * $22 the served route's price (NULL: the hold), $23 the route report (NULL: not routed).
  */
 export const SETTLE_NODE = `
-WITH ${settleNodeCtes({ run: '$1', node: '$2', status: '$3::text', output: '$4::jsonb', error: '$5', worker: '$6::text', errorCode: '$7' })}, balance AS (
-  ${settleHoldSql('$8::text', 's.held', `CASE WHEN $3::text = 'COMPLETED' THEN s.held ELSE 0 END`, 'settled s', 's.held > 0')}
+WITH ${settleNodeCtes({ run: '$1', node: '$2', status: '$3::text', output: '$4::jsonb', error: '$5', worker: '$6::text', errorCode: '$7', charge: '$22::bigint', route: '$23::jsonb' })}, balance AS (
+  ${settleHoldSql('$8::text', 's.held', 's.charged', 'settled s', 's.held > 0')}
 ), entry AS (
-  ${entrySql({ account: '$8::text', kind: `CASE WHEN $3::text = 'COMPLETED' THEN 'capture' ELSE 'release' END`, posted: `CASE WHEN $3::text = 'COMPLETED' THEN -s.held ELSE 0 END`, reserved: '-s.held', run: '$1', note: '$9' }, 'settled s', 's.held > 0')}
-)${budgetSettleSql('$1::text', 's.held', `CASE WHEN $3::text = 'COMPLETED' THEN s.held ELSE 0 END`, 'balance, settled s')}, cached AS (
+  ${entrySql({ account: '$8::text', kind: 'p.kind', posted: 'p.posted', reserved: 'p.reserved', run: '$1', note: 'p.note' }, `(${NODE_SETTLE_ENTRIES}) p`, 'p.reserved <> 0')}
+)${budgetSettleSql('$1::text', 's.held', 's.charged', 'balance, settled s')}, cached AS (
   ${cacheStoreSql({ account: '$8::text', key: 's.cache_key', nodeType: 's.node_type', output: '$4::jsonb', workflow: '$15', run: '$1' }, 'settled s', `$3::text = 'COMPLETED'`)}
 ), event AS (
   ${eventInsertSql({ eventId: '$10::text', account: '$8::text', run: '$1', type: '$11', payload: '$12' }, 'settled')}
@@ -64,7 +79,7 @@ WITH ${settleNodeCtes({ run: '$1', node: '$2', status: '$3::text', output: '$4::
     `s.status = 'COMPLETED' AND c.reserved_microcredits = $20::bigint AND NOT EXISTS (${cacheLookupSql('$8::text', '$19::text')})`)}
   RETURNING c.node_id
 )
-SELECT s.node_id, s.node_type, s.status, s.started_at, s.finished_at, (SELECT id FROM event) AS event_row, (SELECT node_id FROM leased) AS leased,
+SELECT s.node_id, s.node_type, s.status, s.started_at, s.finished_at, s.charged, (SELECT id FROM event) AS event_row, (SELECT node_id FROM leased) AS leased,
        (SELECT json_agg(json_build_array(n.node_id, n.status, n.reserved_microcredits::text)) FROM node_runs n WHERE n.run_id = $1) AS states
   FROM settled s`;
 
@@ -75,6 +90,8 @@ export interface SettledNodeRow {
   status: string;
   started_at: Date | null;
   finished_at: Date | null;
+  /** What the node was charged (0 unless it completed). */
+  charged: bigint;
   event_row: string;
   /** The node SETTLE_NODE leased to this worker, if any. */
   leased: string | null;

@@ -109,7 +109,8 @@ export function hasFiles(withRefs: Record<string, unknown>): boolean {
  * edges from other nodes are priced at their defaults then); when a node becomes ready with its resolved
  * input, its share of the hold is moved to that price before it runs — the difference reserved (refused
  * when the balance cannot cover it: the node fails INSUFFICIENT_CREDITS) or the surplus released. The
- * node's settle then captures exactly that hold. Pure parts first, then the one transactional step.
+ * node's settle then captures exactly that hold — a routed node's, the price of the route that served it,
+ * never more (workflows/queries.ts SETTLE_NODE). Pure parts first, then the one transactional step.
  */
 
 /** The node's price on its validated, resolved input, as bigint microcredits. Pure. */

@@ -7,6 +7,7 @@ import type { KeyClaim } from '../runs/idempotency.js';
 import { CHANNELS, notify } from '../db/notifier.js';
 import { AppError, FieldError } from '../errors.js';
 import { checkModelScope, type KeyScope } from '../keys/scopes.js';
+import { allowedPriority } from '../keys/priority.js';
 import { newId } from '../ids.js';
 import { decodeCursor, pageOf } from '../pagination.js';
 import { release, reserve } from '../ledger/ledger.js';
@@ -77,11 +78,13 @@ export class WorkflowRunService {
     const prices = estimateWorkflowNodes(this.catalog, graph, modelNodes, values);
     const total = prices.reduce((s, p) => s + BigInt(p.microcredits), 0n);
     const requestHash = crypto.createHash('sha256').update(canonicalJson({ workflowId: row.id, values: c.values ?? {}, webhook: c.webhook ?? null, graph })).digest('hex');
+    // Its level (keys/priority.ts): the queue orders its job and every node job by it (queue/fairness.ts reads runs.priority).
+    const level = await allowedPriority(this.db, c.keyId ?? undefined, c.priority ?? undefined);
 
     const claim = c.idempotencyKey === undefined ? null : { accountId: c.accountId, key: c.idempotencyKey, scope: 'workflow-run' as const, requestHash };
     const once = await this.nodeRuns.createOnce(claim, () => this.db.tx(async (tx) => {
       const runId = newId('run');
-      const run = (await rowOf<WorkflowRunRow>(tx, runSql.INSERT_RUN, [runId, c.accountId, row.id, values, total, webhook, c.cancelAfterSeconds ?? null, graph, currentTraceparent(), c.keyId ?? null]))!;
+      const run = (await rowOf<WorkflowRunRow>(tx, runSql.INSERT_RUN, [runId, c.accountId, row.id, values, total, webhook, c.cancelAfterSeconds ?? null, graph, currentTraceparent(), c.keyId ?? null, level]))!;
       // Every node's row in one statement: a statement each made a 100-node run's creation a hundred round trips.
       await tx.query(nodeSql.INSERT_NODE_RUNS, [runId, modelNodes.map((n) => n.id), modelNodes.map((n) => n.type), modelNodes.map((n) => n.subModelId ?? null), prices.map((p) => p.microcredits)]);
       // The balance row is locked before the key is claimed, as in a model run's creation (no deadlock between them).

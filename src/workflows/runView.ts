@@ -29,6 +29,7 @@ export async function workflowRunView(files: FileService, run: any, nodes: any[]
       actualCredits: Number(n.charged_microcredits),
       /** The node's charge: price(model, the input it ran with), 0 when cached, skipped or failed. */
       creditUsed: Number(n.charged_microcredits),
+      ...(n.route ? { route: n.route } : {}),
     };
   }));
   const actual = run.status === 'COMPLETED' || run.status === 'FAILED' || run.status === 'CANCELED'
@@ -47,6 +48,7 @@ export async function workflowRunView(files: FileService, run: any, nodes: any[]
     outputs,
     estimatedCredits: Number(run.estimated_microcredits),
     actualCredits: actual,
+    ...(run.priority !== undefined && run.priority !== null ? { priority: Number(run.priority) } : {}),
     nodeRuns,
   };
 }

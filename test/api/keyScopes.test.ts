@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { expectErrorBody, startTestServer, type TestServer } from '../helpers/server.js';
 import { runCli } from '../helpers/cli.js';
 import { WebClient } from '../web/webClient.js';
+import { setMaxPriority } from '../../src/keys/priority.js';
 
 // Issue 29 item 2: scoped keys. A role (full, run-only, read-only) and an allow-list of models; a refused
 // call answers 403 with a code naming the scope; listings (API, CLI, web page) show the scopes.
@@ -107,6 +108,36 @@ test("the web app's key page sets the role, allow-list and spend limits, and the
   const bad = await web.post(`/settings/api-keys/${k.id}`, { _csrf: token, label: 'web scoped', perMinute: '1000', perDay: '10000', role: 'full', dayLimit: '-5' });
   assert.equal(bad.status, 400);
   assert.match(bad.text, /Spend limit per UTC day/);
+});
+
+test("the key's priority ceiling is shown: GET /v1/keys and /v1/keys/{id}, atelier keys list, and the web app's key table", async () => {
+  // A user of its own: the shared one's account is near its ten keys.
+  const owner = await srv.user();
+  const user = await srv.services.accounts.requireByEmail(owner.email);
+  const k = { id: (await srv.services.keys.list(user))[0]!.id, key: owner.key };
+  const listed = async () => (await srv.request('GET', '/v1/keys', { key: owner.key })).body.keys.find((x: any) => x.id === k.id);
+  assert.equal((await listed()).maxPriority, 0, 'a new key may ask for normal priority only');
+  await setMaxPriority(srv.services.db, user.id, 'test', 4);
+  assert.equal((await listed()).maxPriority, 4);
+  const one = await srv.request('GET', `/v1/keys/${k.id}`, { key: owner.key });
+  assert.equal(one.status, 200, one.text);
+  assert.equal(one.body.maxPriority, 4);
+  // What the key says it may ask for is what a create is held to.
+  expectErrorBody(await srv.request('POST', '/v1/nodes/word_count/run', { key: k.key, body: { input: { text: 'a b' }, priority: 5 } }), 403, 'PRIORITY_NOT_ALLOWED');
+
+  const cli = await runCli(['keys', 'list', '--email', owner.email], { DATABASE_URL: srv.databaseUrl, DATA_DIR: srv.dataDir });
+  assert.equal(cli.code, 0, cli.stderr);
+  assert.match(cli.stdout, /test .*priority up to 4/);
+  const json = await runCli(['keys', 'list', '--email', owner.email, '--json'], { DATABASE_URL: srv.databaseUrl, DATA_DIR: srv.dataDir });
+  assert.equal(JSON.parse(json.stdout).find((x: any) => x.id === k.id).maxPriority, 4);
+
+  const web = new WebClient(srv.url);
+  assert.equal((await web.signIn(owner.email, 'correct horse battery')).status, 303);
+  const page = (await web.get('/settings/api-keys')).text;
+  const row = page.slice(page.indexOf(`data-key-id="${k.id}"`));
+  assert.match(row.slice(0, 2000), /data-max-priority="4"[^>]*>Priority up to 4</);
+  const edit = (await web.get(`/settings/api-keys/${k.id}/edit`)).text;
+  assert.match(edit, /Priority up to 4/);
 });
 
 test("a workflow run whose model node the key's allow-list excludes is refused before anything is held", async () => {

@@ -56,7 +56,7 @@ describe('the OpenAPI document as third-party tools see it', () => {
     for (const p of ['/v1/nodes/estimate-credits', '/v1/workflows/estimate-credits']) assert.ok(served.paths[p].post.responses['404'], p);
     for (const p of ['/v1/workflows', '/v1/workflows/quick-create', '/v1/runs']) assert.ok(served.paths[p].post.responses['413'], p);
     const wfRun = served.components.schemas.WorkflowRun;
-    assert.deepEqual(Object.keys(wfRun.properties), ['id', 'status', 'workflowId', 'triggerRunId', 'createdAt', 'startedAt', 'finishedAt', 'error', 'context', 'outputs', 'estimatedCredits', 'actualCredits', 'nodeRuns']);
+    assert.deepEqual(Object.keys(wfRun.properties), ['id', 'status', 'workflowId', 'triggerRunId', 'createdAt', 'startedAt', 'finishedAt', 'error', 'context', 'outputs', 'estimatedCredits', 'actualCredits', 'priority', 'nodeRuns']);
   });
 
   test('Redocly CLI (recommended rules) finds no error and no warning', async () => {

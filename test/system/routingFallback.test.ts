@@ -152,6 +152,62 @@ describe('routing with fallback', () => {
     assert.equal(next.creditUsed, PRIMARY_PRICE);
   });
 
+  it('a routed workflow node served by the cheaper route is charged that route\'s price, not its hold', async () => {
+    const u = await srv.user({ microcredits: 1_000_000n });
+    // A month limit on the account: what the node did not spend goes back to it (ledger/queries/budgets.ts budgetSettleSql).
+    const limit = await srv.request('PATCH', '/v1/credits/budgets', { key: u.key, body: { month: 100_000 } });
+    assert.equal(limit.status, 200, limit.text);
+    const fields = [{ id: 'prompt', name: 'prompt', type: 'text' }];
+    const wf = await srv.request('POST', '/v1/workflows', {
+      key: u.key,
+      body: {
+        name: 'routed node', requestFields: fields,
+        nodes: [
+          { id: 'req', type: 'request', position: { x: 0, y: 0 }, data: { fields } },
+          { id: 'chat', type: 'routed_chat', position: { x: 200, y: 0 }, data: {} },
+          { id: 'res', type: 'response', position: { x: 400, y: 0 }, data: {} },
+        ],
+        edges: [
+          { id: 'e1', source: 'req', sourceHandle: 'prompt', target: 'chat', targetHandle: 'in:prompt' },
+          { id: 'e2', source: 'chat', sourceHandle: 'out:output', target: 'res', targetHandle: 'result' },
+        ],
+      },
+    });
+    assert.equal(wf.status, 201, wf.text);
+    breakPrimary();
+    try {
+      const created = await srv.request('POST', '/v1/runs', { key: u.key, body: { workflowId: wf.body.id, values: { [wf.body.requestNodeId]: { prompt: 'hello' } } } });
+      assert.equal(created.status, 202, created.text);
+      const run = await waitForStatus(srv, u.key, `/v1/runs/${created.body.runId}`, ['COMPLETED', 'FAILED', 'CANCELED'], 120_000);
+      assert.equal(run.status, 'COMPLETED', run.error);
+      const node = (await db.query(`SELECT charged_microcredits::int AS charged, route FROM node_runs WHERE run_id = $1 AND node_id = 'chat'`, [run.id])).rows[0];
+      assert.equal(node.charged, BACKUP_PRICE, 'the node is charged the price of the route that served it');
+      assert.equal(node.route.served, 'backup');
+      assert.equal(node.route.skipped[0].name, 'primary');
+      const shown = run.nodeRuns.find((n: { nodeId: string }) => n.nodeId === 'chat');
+      assert.equal(shown.creditUsed, BACKUP_PRICE);
+      assert.equal(shown.route.served, 'backup', 'the node record names the route that served it');
+      // The run's total is the sum of its nodes' charges.
+      assert.equal(run.actualCredits, BACKUP_PRICE);
+      assert.deepEqual(await ledgerOf(run.id), [
+        { kind: 'reserve', posted: 0, reserved: PRIMARY_PRICE },
+        { kind: 'capture', posted: -BACKUP_PRICE, reserved: -BACKUP_PRICE },
+        { kind: 'release', posted: 0, reserved: -(PRIMARY_PRICE - BACKUP_PRICE) },
+      ]);
+      const bal = (await srv.request('GET', '/v1/credits/balance', { key: u.key })).body;
+      assert.equal(bal.availableBalance, 1_000_000 - BACKUP_PRICE);
+      assert.equal(bal.reservedMicrocredits, 0);
+      const budgets = (await srv.request('GET', '/v1/credits/budgets', { key: u.key })).body.budgets;
+      assert.equal(budgets[0].spentMicrocredits, BACKUP_PRICE, 'the limit counts what was charged, not what was held');
+      // Doctor, with the catalog that re-prices nodes, finds nothing: the node's charge is its served route's price.
+      const report = await runDoctor(srv.services.db, { stuckAfterSeconds: 3600, catalog: srv.services.catalog });
+      assert.deepEqual(report.findings, [], JSON.stringify(report.findings));
+      assert.ok(report.checks.some((c) => c.id === 'node_charges'));
+    } finally {
+      fixPrimary();
+    }
+  });
+
   it('a model whose every route fails is refunded in full and its record says why each was skipped', async () => {
     const u = await srv.user({ microcredits: 1_000_000n });
     breakPrimary();

@@ -131,3 +131,78 @@ test('queue positions cost one query per snapshot, however many runs are polled 
   for (const p of ['S1', 'S2', 'S3']) gated.release(p);
   for (const id of ids) assert.equal((await waitForStatus(srv, u.key, `/v1/nodes/runs/${id}`, ['COMPLETED', 'FAILED'])).status, 'COMPLETED');
 });
+
+/** Request(a, b) → two gated nodes side by side → Response: the advance runs one node itself and queues the other as a node job. */
+async function twoNodeWorkflow(key: string): Promise<{ id: string; requestNodeId: string }> {
+  const fields = [{ id: 'a', name: 'a', type: 'text' }, { id: 'b', name: 'b', type: 'text' }];
+  const res = await srv.request('POST', '/v1/workflows', {
+    key,
+    body: {
+      name: 'two gated nodes', requestFields: fields,
+      nodes: [
+        { id: 'req', type: 'request', position: { x: 0, y: 0 }, data: { fields } },
+        { id: 'na', type: GATED_NODE_TYPE, position: { x: 200, y: 0 }, data: {} },
+        { id: 'nb', type: GATED_NODE_TYPE, position: { x: 200, y: 200 }, data: {} },
+        { id: 'res', type: 'response', position: { x: 400, y: 0 }, data: {} },
+      ],
+      edges: [
+        { id: 'e1', source: 'req', sourceHandle: 'a', target: 'na', targetHandle: 'in:prompt' },
+        { id: 'e2', source: 'req', sourceHandle: 'b', target: 'nb', targetHandle: 'in:prompt' },
+        { id: 'e3', source: 'na', sourceHandle: 'out:output', target: 'res', targetHandle: 'result' },
+        { id: 'e4', source: 'nb', sourceHandle: 'out:output', target: 'res', targetHandle: 'result' },
+      ],
+    },
+  });
+  assert.equal(res.status, 201, res.text);
+  return { id: res.body.id, requestNodeId: res.body.requestNodeId };
+}
+
+test('a workflow run takes a priority as a model run does: refused above the key\'s ceiling, and its jobs and node jobs go ahead of a queued backlog', async () => {
+  const u = await srv.user();
+  const user = await srv.services.accounts.requireByEmail(u.email);
+  const wf = await twoNodeWorkflow(u.key);
+  const createWf = (priority: number | undefined, a: string, b: string) => srv.request('POST', '/v1/runs', {
+    key: u.key, body: { workflowId: wf.id, values: { [wf.requestNodeId]: { a, b } }, ...(priority === undefined ? {} : { priority }) },
+  });
+  const refused = await createWf(3, 'W-refused-a', 'W-refused-b');
+  assert.equal(refused.status, 403, refused.text);
+  assert.equal(refused.body.code, 'PRIORITY_NOT_ALLOWED');
+  assert.equal(refused.body.maxPriority, 0);
+  assert.equal(refused.body.requestedPriority, 3);
+  const outOfRange = await createWf(-11, 'W-range-a', 'W-range-b');
+  assert.equal(outOfRange.status, 400, outOfRange.text);
+  assert.equal(outOfRange.body.code, 'VALIDATION_ERROR');
+  assert.equal((await balance(srv, u.key)).reservedMicrocredits, 0, 'nothing was held for the refused creates');
+
+  await setMaxPriority(srv.services.db, user.id, 'test', 5);
+  gated.started.length = 0;
+  const backlog: string[] = [];
+  for (let i = 1; i <= 4; i++) backlog.push(await run(u.key, `WB${i}`));
+  assert.deepEqual(await gated.waitForStarted(1), ['WB1']);
+  const last = backlog[3]!;
+  const position = async (id: string) => (await srv.request('GET', `/v1/nodes/runs/${id}`, { key: u.key })).body.queuePosition;
+  await until('WB4 stands behind WB3', async () => (await position(last)) === 1);
+  const urgent = await createWf(5, 'WF-A', 'WF-B');
+  assert.equal(urgent.status, 202, urgent.text);
+  await until('the urgent workflow\'s job goes ahead of the queued backlog', async () => (await position(last)) === 2);
+
+  gated.release('WB1');
+  assert.deepEqual(await gated.waitForStarted(2), ['WB1', 'WB2']);
+  gated.release('WB2');
+  // One node runs on the worker that advanced the run; the other was queued as a node job, at the run's priority.
+  const third = (await gated.waitForStarted(3))[2]!;
+  assert.ok(['WF-A', 'WF-B'].includes(third), third);
+  gated.release(third);
+  const fourth = (await gated.waitForStarted(4))[3]!;
+  assert.deepEqual([third, fourth].sort(), ['WF-A', 'WF-B'], 'the node job went ahead of WB3 and WB4 too');
+  gated.release(fourth);
+  await gated.waitForStarted(5);
+  gated.release('WB3');
+  await gated.waitForStarted(6);
+  gated.release('WB4');
+  assert.deepEqual(gated.started.slice(4), ['WB3', 'WB4']);
+  const done = await waitForStatus(srv, u.key, `/v1/runs/${urgent.body.runId}`, ['COMPLETED', 'FAILED']);
+  assert.equal(done.status, 'COMPLETED', done.error);
+  assert.equal(done.priority, 5, 'the workflow run record carries the level it was queued at');
+  for (const id of backlog) assert.equal((await waitForStatus(srv, u.key, `/v1/nodes/runs/${id}`, ['COMPLETED', 'FAILED'])).status, 'COMPLETED');
+});

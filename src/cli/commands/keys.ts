@@ -3,12 +3,12 @@ import type { ApiKeyInfo } from '../../keys/service.js';
 import { setMaxPriority } from '../../keys/priority.js';
 import { ACCOUNT_FLAGS, optionalDate, optionalInt, output, parseFlags, required, UsageError } from '../args.js';
 
-/** The key's scope and spend limits in a few words: "run-only  nodeTypes espeak_tts  day 1200/5000". */
+/** The key's scope, spend limits and priority ceiling in a few words: "run-only  nodeTypes espeak_tts  day 1200/5000  priority up to 0". */
 function scopeWords(k: ApiKeyInfo): string {
   const lists = ([['nodeTypes', k.nodeTypes], ['categories', k.categories], ['providers', k.providers]] as const)
     .filter(([, v]) => v !== null).map(([n, v]) => `${n} ${v!.join(',')}`);
   const budgets = k.budgets.map((b) => `${b.period} ${b.spentMicrocredits}/${b.limitMicrocredits}`);
-  return [k.role, ...lists, ...budgets].join('  ');
+  return [k.role, ...lists, ...budgets, `priority up to ${k.maxPriority}`].join('  ');
 }
 
 function line(k: ApiKeyInfo): string {

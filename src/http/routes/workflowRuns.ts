@@ -30,7 +30,7 @@ export async function workflowRunRoutes(app: TypedApp, { services }: { services:
   app.post('/v1/runs', {
     schema: {
       tags, summary: 'Start a workflow run',
-      description: 'values: { <requestNodeId>: { <field id or name>: value } }. Headers as for model runs: Idempotency-Key, Cancel-After, Prefer: wait=N.',
+      description: 'values: { <requestNodeId>: { <field id or name>: value } }. priority as for model runs (0 normal, up to the key\'s ceiling); the run\'s node jobs are queued at it. Headers as for model runs: Idempotency-Key, Cancel-After, Prefer: wait=N.',
       body: CreateWorkflowRunBody,
       headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()), 'cancel-after': Type.Optional(Type.String()), prefer: Type.Optional(Type.String()) }),
       response: withErrors({ 200: WorkflowRunCreated, 202: Type.Union([Type.Ref(RunCreatedSchema), WorkflowRunCreated]) }, [403, 404, 409, 413, 503]),
@@ -40,7 +40,7 @@ export async function workflowRunRoutes(app: TypedApp, { services }: { services:
     const body = req.body;
     const wait = parsePreferWait(header(req, 'prefer'));
     const { run, replayed } = await tracedRunCreate(req, { 'atelier.run.kind': 'workflow', 'atelier.workflow.id': body.workflowId }, () => runs.create({
-      accountId, workflowId: body.workflowId, values: body.values, webhook: body.webhook,
+      accountId, workflowId: body.workflowId, values: body.values, webhook: body.webhook, priority: body.priority,
       keyId: principalOf(req).keyId, scope: principalOf(req).scope,
       idempotencyKey: header(req, 'idempotency-key'), cancelAfterSeconds: parseCancelAfter(header(req, 'cancel-after')),
     }));

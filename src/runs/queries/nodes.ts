@@ -22,6 +22,8 @@ export interface NodeRunRow {
   reserved_microcredits: bigint;
   charged_microcredits: bigint;
   priced_microcredits: bigint | null;
+  /** A routed node: the route that served it and why others did not (execution/routing.ts RouteReport, without the charge). */
+  route: { served: string | null; skipped: Array<{ name: string; reason: string }> } | null;
   attempts: number;
   lease_owner: string | null;
   lease_expires_at: Date | null;
@@ -42,7 +44,7 @@ export interface CanceledNodeRow { node_id: string; was: string; held: bigint }
 /** NODE_COUNTS. */
 export interface NodeCountsRow { c: number; f: number; charged: bigint }
 /** CHARGED_NODES. */
-export type ChargedNodeRow = Pick<NodeRunRow, 'run_id' | 'node_id' | 'node_type' | 'sub_model_id' | 'input' | 'charged_microcredits'>;
+export type ChargedNodeRow = Pick<NodeRunRow, 'run_id' | 'node_id' | 'node_type' | 'sub_model_id' | 'input' | 'charged_microcredits' | 'route'>;
 /** What a claim ('taken' or 'started') answers: TASK_COLUMNS. */
 export interface NodeTaskRow {
   run_id: string;
@@ -149,19 +151,23 @@ export const HAND_BACK_NODE = `UPDATE node_runs SET lease_owner = NULL, lease_ex
 
 /**
  * Two CTEs (`o`, `settled`) that end a node its worker ran, exactly once: only from RUNNING, only by its
- * lease holder; a completed node's hold becomes its charge. `settled` answers the node's row and what it
- * held (`held`), for the charge, cache, event and next lease the embedding statement adds.
+ * lease holder. A completed node is charged its hold, or — a routed node (execution/routing.ts) — `charge`,
+ * the price of the route that served it, never more than the hold (NULL: the hold); `route` is what the
+ * node's record keeps of its routes (NULL for an unrouted node). `settled` answers the node's row, what it
+ * held (`held`) and what it was charged of that (`charged`, 0 unless completed), for the ledger, cache,
+ * event and next lease the embedding statement adds.
  */
-export function settleNodeCtes(p: { run: string; node: string; status: string; output: string; error: string; worker: string; errorCode: string }): string {
+export function settleNodeCtes(p: { run: string; node: string; status: string; output: string; error: string; worker: string; errorCode: string; charge: string; route: string }): string {
   return `o AS (
   SELECT reserved_microcredits AS held FROM node_runs
    WHERE run_id = ${p.run} AND node_id = ${p.node} AND status = 'RUNNING' AND lease_owner = ${p.worker} FOR UPDATE
 ), settled AS (
   UPDATE node_runs n SET status = ${p.status}, output = ${p.output}, error = ${p.error}, error_code = ${p.errorCode}, finished_at = now(), lease_owner = NULL,
-         charged_microcredits = CASE WHEN ${p.status} = 'COMPLETED' THEN o.held ELSE 0 END, reserved_microcredits = 0
+         charged_microcredits = CASE WHEN ${p.status} = 'COMPLETED' THEN LEAST(o.held, COALESCE(${p.charge}, o.held)) ELSE 0 END, reserved_microcredits = 0,
+         route = ${p.route}
     FROM o
    WHERE n.run_id = ${p.run} AND n.node_id = ${p.node}
-  RETURNING n.node_id, n.node_type, n.status, n.started_at, n.finished_at, n.cache_key, o.held
+  RETURNING n.node_id, n.node_type, n.status, n.started_at, n.finished_at, n.cache_key, o.held, n.charged_microcredits AS charged
 )`;
 }
 
@@ -182,5 +188,5 @@ export const CANCEL_NODES = `UPDATE node_runs n SET status = 'CANCELED', finishe
 export const NODE_COUNTS = `SELECT count(*) FILTER (WHERE status = 'COMPLETED')::int AS c, count(*) FILTER (WHERE status = 'FAILED')::int AS f, COALESCE(sum(charged_microcredits), 0)::bigint AS charged FROM node_runs WHERE run_id = $1`;
 
 /** Nodes whose charge `atelier doctor` re-prices from their stored input. */
-export const CHARGED_NODES = `SELECT n.run_id, n.node_id, n.node_type, n.sub_model_id, n.input, n.charged_microcredits
+export const CHARGED_NODES = `SELECT n.run_id, n.node_id, n.node_type, n.sub_model_id, n.input, n.charged_microcredits, n.route
   FROM node_runs n WHERE n.status = 'COMPLETED' AND n.charged_microcredits > 0 ORDER BY n.run_id, n.node_id`;

@@ -20,9 +20,9 @@ export const RUN_PLAN = `SELECT account_id, workflow_id, webhook, input, cancel_
 /** Runs of the account among these ids. */
 export const RUNS_OF_ACCOUNT = `SELECT * FROM runs WHERE id = ANY($1) AND account_id = $2`;
 
-/** A new workflow run, QUEUED and holding its estimate ($5); $9 the creating span's traceparent or NULL (tracing/), $10 the API key (its spend limits apply). */
-export const INSERT_RUN = `INSERT INTO runs (id, account_id, kind, workflow_id, status, input, estimated_microcredits, reserved_microcredits, webhook, cancel_after, graph, trace_parent, key_id)
-  VALUES ($1, $2, 'workflow', $3, 'QUEUED', $4, $5, $5, $6, CASE WHEN $7::int IS NULL THEN NULL ELSE now() + make_interval(secs => $7) END, $8, $9, $10) RETURNING *`;
+/** A new workflow run, QUEUED and holding its estimate ($5); $9 the creating span's traceparent or NULL (tracing/), $10 the API key (its spend limits apply), $11 its priority level (queue/fairness.ts reads it for its every job). */
+export const INSERT_RUN = `INSERT INTO runs (id, account_id, kind, workflow_id, status, input, estimated_microcredits, reserved_microcredits, webhook, cancel_after, graph, trace_parent, key_id, priority)
+  VALUES ($1, $2, 'workflow', $3, 'QUEUED', $4, $5, $5, $6, CASE WHEN $7::int IS NULL THEN NULL ELSE now() + make_interval(secs => $7) END, $8, $9, $10, $11) RETURNING *`;
 
 /**
  * Serialises everything that decides a workflow run's next step (advance, node settle, cancel): the run row

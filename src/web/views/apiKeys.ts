@@ -3,7 +3,7 @@ import { LIMITS, MAX_KEYS_PER_ACCOUNT } from '../../keys/service.js';
 import { html, type Html } from '../html.js';
 import { formatTime } from './format.js';
 import { csrfField, page, type Notice, type PageContext } from './layout.js';
-import { scopeCell, scopeFields, type KeyScopeFormValues } from './keyScope.js';
+import { priorityNote, scopeCell, scopeFields, type KeyScopeFormValues } from './keyScope.js';
 
 const STATE_LABEL: Record<KeyState, string> = { active: 'Active', expired: 'Expired', revoked: 'Revoked' };
 
@@ -94,7 +94,7 @@ export function apiKeysPage(ctx: PageContext, d: { keys: ApiKeyInfo[]; created?:
     ? html`<p class="empty">No keys yet. Create one above to call the API.</p>`
     : html`<div class="table-wrap"><table class="keys">
   <caption class="visually-hidden">Your API keys</caption>
-  <thead><tr><th scope="col">Label</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col" class="num">Per minute</th><th scope="col" class="num">Per day</th><th scope="col">Last used</th><th scope="col">State</th><th scope="col">Scope and spend</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+  <thead><tr><th scope="col">Label</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col" class="num">Per minute</th><th scope="col" class="num">Per day</th><th scope="col">Last used</th><th scope="col">State</th><th scope="col">Scope, spend and priority</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
   <tbody>${d.keys.map((k) => keyRow(ctx, k))}</tbody>
 </table></div>`;
   return page(ctx, 'API keys', html`
@@ -113,6 +113,7 @@ export function editKeyPage(ctx: PageContext, key: ApiKeyInfo, d: { values?: Key
 <p><a href="/settings/api-keys">← All keys</a></p>
 <section class="card">
   <p><code>${key.prefix}…</code> ${stateBadge(key.state)} · created ${formatTime(key.createdAt)}${key.expiresAt ? html` · expires ${formatTime(key.expiresAt)}` : ''}</p>
+  <p>${priorityNote(key)} <small class="muted">— set by the operator (<code>atelier keys set-priority</code>).</small></p>
   <form method="post" action="/settings/api-keys/${key.id}" class="grid-form">
     ${csrfField(ctx)}
     <div class="field">

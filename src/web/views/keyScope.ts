@@ -17,10 +17,15 @@ export interface KeyScopeFormValues {
 
 const ROLE_LABEL: Record<string, string> = { full: 'Full', 'run-only': 'Run only', 'read-only': 'Read only' };
 
+/** The run priority the key may ask for, which only the operator raises (keys/priority.ts). */
+export function priorityNote(k: ApiKeyInfo): Html {
+  return html`<small data-max-priority="${k.maxPriority}" title="The highest run priority this key may ask for; the operator sets it (atelier keys set-priority)">Priority up to ${k.maxPriority}${k.maxPriority === 0 ? ' (normal)' : ''}</small>`;
+}
+
 export function scopeCell(k: ApiKeyInfo): Html {
   const lists = ([['Models', k.nodeTypes], ['Categories', k.categories], ['Providers', k.providers]] as const).filter(([, v]) => v !== null);
   return html`<span class="badge">${ROLE_LABEL[k.role] ?? k.role}</span>${lists.map(([n, v]) => html`<br><small>${n}: ${v!.join(', ')}</small>`)}${k.budgets.map((b) =>
-    html`<br><small data-budget="${b.period}">${b.period === 'total' ? 'Total' : b.period === 'day' ? 'Today' : 'This month'}: ${b.spentMicrocredits.toLocaleString('en')} of ${b.limitMicrocredits.toLocaleString('en')} µc</small>`)}`;
+    html`<br><small data-budget="${b.period}">${b.period === 'total' ? 'Total' : b.period === 'day' ? 'Today' : 'This month'}: ${b.spentMicrocredits.toLocaleString('en')} of ${b.limitMicrocredits.toLocaleString('en')} µc</small>`)}<br>${priorityNote(k)}`;
 }
 
 function limitOf(k: ApiKeyInfo, period: string): string {

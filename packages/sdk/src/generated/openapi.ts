@@ -744,7 +744,7 @@ export interface paths {
         put?: never;
         /**
          * Start a workflow run
-         * @description values: { <requestNodeId>: { <field id or name>: value } }. Headers as for model runs: Idempotency-Key, Cancel-After, Prefer: wait=N.
+         * @description values: { <requestNodeId>: { <field id or name>: value } }. priority as for model runs (0 normal, up to the key's ceiling); the run's node jobs are queued at it. Headers as for model runs: Idempotency-Key, Cancel-After, Prefer: wait=N.
          */
         post: operations["runs.run"];
         delete?: never;
@@ -1474,8 +1474,21 @@ export interface components {
             estimatedCredits: number;
             /** @description Microcredits charged for this node (0 when cached) */
             actualCredits: number;
-            /** @description The node's charge: the price of the model at the input it actually ran with (values arriving along edges included), the same figure a standalone run of that input costs; 0 when cached, skipped or failed */
+            /** @description The node's charge: the price of the model at the input it actually ran with (values arriving along edges included), the same figure a standalone run of that input costs — for a model with routes, the price of the route that served it; 0 when cached, skipped or failed */
             creditUsed: number;
+            /** @description Nodes of models with routes only, once the node has ended on a route: which served it (its price is creditUsed; estimatedCredits held the dearest route) and why each route before it did not */
+            route?: {
+                served: string | null;
+                skipped: {
+                    /** @example primary */
+                    name: string;
+                    /**
+                     * @description Why the route did not serve it: unavailable here, its circuit open, or its provider failed before taking the work
+                     * @example circuit open until 2026-01-01T00:00:00.000Z after repeated provider failures
+                     */
+                    reason: string;
+                }[];
+            };
         };
         WorkflowRun: {
             /** @example run_01JD8Y3Q6W5B2M1X9K7T4C0E2F */
@@ -1500,6 +1513,8 @@ export interface components {
             estimatedCredits: number;
             /** @description Microcredits charged so far (final once the run ended) */
             actualCredits: number;
+            /** @description The priority it was queued at, it and each of its node jobs (0 normal; higher starts first) */
+            priority?: number;
             nodeRuns: components["schemas"]["WorkflowNodeRun"][];
         };
         BatchRun: {
@@ -1576,6 +1591,8 @@ export interface components {
             categories: string[] | null;
             providers: string[] | null;
             budgets: components["schemas"]["Budget"][];
+            /** @description The highest run priority the key may ask for (a create above it: 403 PRIORITY_NOT_ALLOWED); 0, normal, unless the operator raised it (atelier keys set-priority) */
+            maxPriority: number;
         };
     };
     responses: never;
@@ -8464,6 +8481,8 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     webhook?: components["schemas"]["WebhookConfig"] | null;
+                    /** @description Queue priority: 0 normal (default); lower waits behind normal runs; higher, up to the key's ceiling set by the operator, starts before them (403 PRIORITY_NOT_ALLOWED above it); every node job of the run is queued at it */
+                    priority?: number;
                 };
             };
         };
