@@ -34,9 +34,19 @@ async function users(kind: 'none' | 'one' | 'six'): Promise<Set> {
   return out;
 }
 const sets = { none: await users('none'), one: await users('one'), six: await users('six') };
-async function round(set: Set, seconds: number): Promise<number> {
+const waits: Record<string, Map<string, number>> = { none: new Map(), one: new Map(), six: new Map() };
+async function round(set: Set, seconds: number, kind?: string): Promise<number> {
   let done = 0;
   const until = Date.now() + seconds * 1000;
+  // What the database's backends wait on meanwhile, sampled (WAITS=1).
+  const sampler = process.env.WAITS && kind ? (async () => {
+    const m = waits[kind]!;
+    while (Date.now() < until) {
+      const r = await o.db.query(`SELECT coalesce(wait_event_type || ':' || wait_event, state) AS w, count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() GROUP BY 1`);
+      for (const x of r.rows) m.set(x.w, (m.get(x.w) ?? 0) + x.n);
+      await new Promise((res) => setTimeout(res, 20));
+    }
+  })() : Promise.resolve();
   await Promise.all(Array.from({ length: C }, async (_, w) => {
     while (Date.now() < until) {
       const u = set[(w + done) % set.length]!;
@@ -44,6 +54,7 @@ async function round(set: Set, seconds: number): Promise<number> {
       done++;
     }
   }));
+  await sampler;
   return done / seconds;
 }
 for (const k of ['none', 'one', 'six'] as const) await round(sets[k], 1);
@@ -62,9 +73,10 @@ if (process.env.ONLY_WAL) process.exit(0);
 const tot = { none: 0, one: 0, six: 0 };
 for (let r = 0; r < R; r++) {
   const order = r % 2 ? (['six', 'one', 'none'] as const) : (['none', 'one', 'six'] as const);
-  for (const k of order) { const x = await round(sets[k], S); tot[k] += x; process.stdout.write(`${k} ${x.toFixed(0)}  `); }
+  for (const k of order) { const x = await round(sets[k], S, k); tot[k] += x; process.stdout.write(`${k} ${x.toFixed(0)}  `); }
   console.log();
 }
+if (process.env.WAITS) for (const k of ['none', 'one', 'six']) console.log(k, [...waits[k]!].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([w, n]) => `${w} ${n}`).join(', '));
 console.log(`none ${(tot.none / R).toFixed(0)}/s  one ${(tot.one / tot.none).toFixed(3)}  six ${(tot.six / tot.none).toFixed(3)}`);
 await s.queue.stop(); await o.close(); await db.drop(); await pg.stop();
 fs.rmSync(dataDir, { recursive: true, force: true });

@@ -55,6 +55,20 @@ for (const pass of [0, 1]) {
     if (pass && process.env.PLAN === k) console.log(JSON.stringify(plan, (key, v) => (['Output', 'Shared Hit Blocks', 'Shared Read Blocks', 'Shared Dirtied Blocks', 'Shared Written Blocks', 'Local Hit Blocks', 'Local Read Blocks', 'Local Dirtied Blocks', 'Local Written Blocks', 'Temp Read Blocks', 'Temp Written Blocks', 'Parallel Aware', 'Async Capable', 'Startup Cost', 'Plan Width', 'WAL FPI'].includes(key) ? undefined : v), 1));
   }
 }
+// Does the prepared statement (as runs/service.ts runs it) keep a generic plan, or replan every time?
+for (const k of ['none', 'one', 'six'] as const) {
+  const u = users[k];
+  const t0 = performance.now();
+  for (let i = 0; i < 40; i++) {
+    const values = [newId('run'), u.accountId, 'node', 'word_count', null, null, { text: 'hello' }, 1000n, null, null, 600, null, 'h', 'node-run', null, 0, u.keyId, ...job.values];
+    await client.query('BEGIN');
+    await client.query({ name: `create_${k}`, text: sql, values });
+    await client.query('ROLLBACK');
+  }
+  const ms = (performance.now() - t0) / 40;
+  const r = (await client.query(`SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1`, [`create_${k}`])).rows[0];
+  console.log(`${k} prepared: ${ms.toFixed(3)} ms a create (BEGIN+execute+ROLLBACK), generic plans ${r.generic_plans}, custom plans ${r.custom_plans}`);
+}
 client.release();
 await s.queue.stop(); await o.close(); await db.drop(); await pg.stop();
 fs.rmSync(dataDir, { recursive: true, force: true });

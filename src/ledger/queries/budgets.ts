@@ -45,25 +45,25 @@ const PER_LIMIT = `(VALUES ('day', g.day_limit, g.day_spent, g.day_start, g.day_
     ('total', g.total_limit, g.total_spent, 'epoch'::timestamptz, g.total_lowered_at)) AS v(period, lim, spent, start, lowered_at)`;
 
 /**
- * CTEs `budget_lock`, `budget_lim` and `budget_ok` (ending with a comma): the scopes of `account` and
+ * CTEs `budget_lim` and `budget_ok` (ending with a comma): the scopes of `account` and
  * `key` locked, and whether all of their limits admit `amount` more. The hold then reads `budget_ok`:
  * holdSql(account, amount, 'budget_ok', 'budget_ok.ok').
  */
 export function budgetGateSql(account: Sql, key: Sql, amount: Sql): string {
-  // Only when the account or key has a limit: a create with none pays no extra lock (its hold locks the row anyway).
-  return `budget_lock AS (
-  SELECT 1 FROM account_balances WHERE account_id = ${account}
-     AND EXISTS (SELECT 1 FROM budgets x WHERE ${scopeOf('x', account, key)})
-     FOR NO KEY UPDATE
-), budget_lim AS (
-  SELECT g.id, g.day_limit, g.month_limit, g.total_limit, g.total_spent, g.total_notified,
+  // One locking step for the balance row and the scopes, balance first (the order of the FOR clauses):
+  // each step that waits for a row another create changed re-checks its rows against their latest
+  // versions (EvalPlanQual), which sets up the whole statement's plan again, so the fewer such steps the
+  // better. Only when the account or key has a limit: a create with none finds no row, locks nothing here
+  // and pays one index probe (its hold locks the balance row anyway).
+  return `budget_lim AS (
+  SELECT g.id, g.account_id, g.key_id, g.day_limit, g.month_limit, g.total_limit, g.total_spent, g.total_notified,
          CASE WHEN g.day_start = ${DAY} THEN g.day_spent ELSE 0 END AS day_spent,
          CASE WHEN g.day_start = ${DAY} THEN g.day_notified ELSE 0 END AS day_notified,
          CASE WHEN g.month_start = ${MONTH} THEN g.month_spent ELSE 0 END AS month_spent,
          CASE WHEN g.month_start = ${MONTH} THEN g.month_notified ELSE 0 END AS month_notified
-    FROM budgets g
-   WHERE ${scopeOf('g', account, key)} AND EXISTS (SELECT 1 FROM budget_lock)
-     FOR UPDATE OF g
+    FROM account_balances b JOIN budgets g ON ${scopeOf('g', account, key)}
+   WHERE b.account_id = ${account}
+     FOR NO KEY UPDATE OF b FOR UPDATE OF g
 ), budget_ok AS (
   SELECT NOT EXISTS (SELECT 1 FROM budget_lim WHERE day_spent + ${amount} > day_limit OR month_spent + ${amount} > month_limit
                         OR total_spent + ${amount} > total_limit) AS ok
@@ -88,17 +88,23 @@ export function budgetTakeSql(e: { account: Sql; run: Sql; amount: Sql; hold: st
   shares?: { from: string; run: Sql; amount: Sql } }): string {
   const webhook = `(${e.webhook})`;
   const a = e.amount;
+  const start = (p: 'day' | 'month') => (p === 'day' ? DAY : MONTH);
+  const cur = (p: 'day' | 'month') => `(CASE WHEN g.${p}_start = ${start(p)} THEN g.${p}_spent ELSE 0 END)`;
+  const curNotified = (p: 'day' | 'month') => `(CASE WHEN g.${p}_start = ${start(p)} THEN g.${p}_notified ELSE 0 END)`;
   const share = (amount: Sql) => `t.day_start, ${amount}, t.month_start, ${amount}, ${amount}`;
+  // An insert that meets its row (ON CONFLICT DO UPDATE) updates the latest version of the row it locked,
+  // where an UPDATE would find that version newer than its snapshot and re-check it (EvalPlanQual): the
+  // scope rows are locked by budget_lim already, so the outcome is the same, for less work.
   return `, budget_take AS (
-  UPDATE budgets g SET day_start = ${DAY}, day_spent = l.day_spent + ${a}, month_start = ${MONTH}, month_spent = l.month_spent + ${a},
-         total_spent = l.total_spent + ${a},
-         day_notified = GREATEST(l.day_notified, ${levelSql(`(l.day_spent + ${a})`, 'g.day_limit')}),
-         month_notified = GREATEST(l.month_notified, ${levelSql(`(l.month_spent + ${a})`, 'g.month_limit')}),
-         total_notified = GREATEST(l.total_notified, ${levelSql(`(l.total_spent + ${a})`, 'g.total_limit')})
-    FROM budget_lim l, ${e.hold} h
-   WHERE g.id = l.id
+  INSERT INTO budgets AS g (id, account_id, key_id, day_limit, month_limit, total_limit)
+  SELECT l.id, l.account_id, l.key_id, l.day_limit, l.month_limit, l.total_limit FROM budget_lim l, ${e.hold} h
+  ON CONFLICT (id) DO UPDATE SET day_start = ${DAY}, day_spent = ${cur('day')} + ${a}, month_start = ${MONTH}, month_spent = ${cur('month')} + ${a},
+         total_spent = g.total_spent + ${a},
+         day_notified = GREATEST(${curNotified('day')}, ${levelSql(`(${cur('day')} + ${a})`, 'g.day_limit')}),
+         month_notified = GREATEST(${curNotified('month')}, ${levelSql(`(${cur('month')} + ${a})`, 'g.month_limit')}),
+         total_notified = GREATEST(g.total_notified, ${levelSql(`(g.total_spent + ${a})`, 'g.total_limit')})
   RETURNING g.id, g.key_id, g.day_start, g.month_start, g.day_limit, g.month_limit, g.total_limit, g.day_spent, g.month_spent, g.total_spent,
-            g.day_notified, g.month_notified, g.total_notified, l.day_notified AS day_was, l.month_notified AS month_was, l.total_notified AS total_was
+            g.day_notified, g.month_notified, g.total_notified
 ), budget_held AS (
   INSERT INTO budget_holds (run_id, budget_id, day_start, day_amount, month_start, month_amount, total_amount)
   ${e.shares
@@ -114,9 +120,10 @@ export function budgetTakeSql(e: { account: Sql; run: Sql; amount: Sql; hold: st
   -- The limits of the taken scopes that passed a threshold they had not announced in this period.
   SELECT t.id, t.key_id, c.period, c.lim, c.spent, c.start, c.notified,
          'evt_' || substr(md5(random()::text || clock_timestamp()::text || t.id::text || c.period), 1, 24) AS event_id
-    FROM budget_take t CROSS JOIN LATERAL (VALUES ('day', t.day_limit, t.day_spent, t.day_start, t.day_notified, t.day_was),
-      ('month', t.month_limit, t.month_spent, t.month_start, t.month_notified, t.month_was),
-      ('total', t.total_limit, t.total_spent, 'epoch'::timestamptz, t.total_notified, t.total_was)) AS c(period, lim, spent, start, notified, was)
+    FROM budget_take t JOIN budget_lim l ON l.id = t.id
+   CROSS JOIN LATERAL (VALUES ('day', t.day_limit, t.day_spent, t.day_start, t.day_notified, l.day_notified),
+      ('month', t.month_limit, t.month_spent, t.month_start, t.month_notified, l.month_notified),
+      ('total', t.total_limit, t.total_spent, 'epoch'::timestamptz, t.total_notified, l.total_notified)) AS c(period, lim, spent, start, notified, was)
    WHERE c.notified > c.was
 ), budget_event AS (
   ${eventInsertSql({
