@@ -74,3 +74,17 @@ ALTER TABLE budget_scope_holds RENAME TO budget_holds;
 ALTER SEQUENCE budget_scopes_id_seq RENAME TO budgets_id_seq;
 -- One row per scope (key and account ids never coincide: kinds differ); the create's lookup is this index.
 CREATE UNIQUE INDEX budgets_scope ON budgets (COALESCE(key_id, account_id));
+
+-- The budget gate's locks (src/ledger/queries/budgets.ts budgetGateSql): the account's balance row, then
+-- the scopes of the account and of the key, answered as they are once locked. A function because its
+-- query gets a snapshot of its own: had the create's statement taken these locks itself, each lock that
+-- waited for another create of the account would have met rows newer than the statement's snapshot and
+-- made PostgreSQL re-check them against its whole plan (EvalPlanQual), the main cost of a budget check
+-- under concurrent creates (issue 29). Here that re-check covers this one small query.
+CREATE FUNCTION budget_scopes_locked(p_account text, p_key text) RETURNS SETOF budgets
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+  RETURN QUERY SELECT g.* FROM account_balances b JOIN budgets g ON COALESCE(g.key_id, g.account_id) IN (p_account, p_key)
+    WHERE b.account_id = p_account
+    FOR NO KEY UPDATE OF b FOR UPDATE OF g;
+END $$;

@@ -50,20 +50,18 @@ const PER_LIMIT = `(VALUES ('day', g.day_limit, g.day_spent, g.day_start, g.day_
  * holdSql(account, amount, 'budget_ok', 'budget_ok.ok').
  */
 export function budgetGateSql(account: Sql, key: Sql, amount: Sql): string {
-  // One locking step for the balance row and the scopes, balance first (the order of the FOR clauses):
-  // each step that waits for a row another create changed re-checks its rows against their latest
-  // versions (EvalPlanQual), which sets up the whole statement's plan again, so the fewer such steps the
-  // better. Only when the account or key has a limit: a create with none finds no row, locks nothing here
-  // and pays one index probe (its hold locks the balance row anyway).
+  // The locks are taken by budget_scopes_locked (migration 042), whose query has a snapshot of its own, so
+  // the rows it answers are the latest and a lock that waited makes PostgreSQL re-check only that small
+  // query, not this statement's whole plan (EvalPlanQual). Only when the account or key has a limit: a
+  // create with none finds no row in one index probe and does not call it (its hold locks the balance row).
   return `budget_lim AS (
   SELECT g.id, g.account_id, g.key_id, g.day_limit, g.month_limit, g.total_limit, g.total_spent, g.total_notified,
          CASE WHEN g.day_start = ${DAY} THEN g.day_spent ELSE 0 END AS day_spent,
          CASE WHEN g.day_start = ${DAY} THEN g.day_notified ELSE 0 END AS day_notified,
          CASE WHEN g.month_start = ${MONTH} THEN g.month_spent ELSE 0 END AS month_spent,
          CASE WHEN g.month_start = ${MONTH} THEN g.month_notified ELSE 0 END AS month_notified
-    FROM account_balances b JOIN budgets g ON ${scopeOf('g', account, key)}
-   WHERE b.account_id = ${account}
-     FOR NO KEY UPDATE OF b FOR UPDATE OF g
+    FROM budget_scopes_locked(${account}, ${key}) g
+   WHERE EXISTS (SELECT 1 FROM budgets x WHERE ${scopeOf('x', account, key)})
 ), budget_ok AS (
   SELECT NOT EXISTS (SELECT 1 FROM budget_lim WHERE day_spent + ${amount} > day_limit OR month_spent + ${amount} > month_limit
                         OR total_spent + ${amount} > total_limit) AS ok
