@@ -80,9 +80,11 @@ CREATE UNIQUE INDEX budgets_scope ON budgets (COALESCE(key_id, account_id));
 -- query gets a snapshot of its own: had the create's statement taken these locks itself, each lock that
 -- waited for another create of the account would have met rows newer than the statement's snapshot and
 -- made PostgreSQL re-check them against its whole plan (EvalPlanQual), the main cost of a budget check
--- under concurrent creates (issue 29). Here that re-check covers this one small query.
+-- under concurrent creates (issue 29). Here that re-check covers this one small query. ROWS 2 (the most it
+-- answers) keeps the create's prepared statement on its generic plan: with the default estimate of 1,000
+-- rows PostgreSQL planned the statement anew on every execution.
 CREATE FUNCTION budget_scopes_locked(p_account text, p_key text) RETURNS SETOF budgets
-LANGUAGE plpgsql VOLATILE AS $$
+LANGUAGE plpgsql VOLATILE ROWS 2 AS $$
 BEGIN
   RETURN QUERY SELECT g.* FROM account_balances b JOIN budgets g ON COALESCE(g.key_id, g.account_id) IN (p_account, p_key)
     WHERE b.account_id = p_account
