@@ -57,7 +57,7 @@ const scenarios: Array<[string, string, () => Promise<Row[]>]> = [
   ['deploy', 'start to ready, engine child cold start (compiled vs tsx), idle memory after npm start', () => footprint(pg, { rounds: value('rounds', 3), settleSeconds: 20 })],
   ['g', 'hostile neighbour: /healthz and GET /v1/models p99 while hostile and heavy runs execute', () => hostileNeighbour(pg, { seconds })],
   ['inflight', 'in-flight remote runs: 1,000 × 5 s provider calls through one worker process', () => inflightRemote(pg, { runs: value('inflight-runs', 1000), answerMs: 5000, creators: 32, intake: value('inflight-intake', 6) })],
-  ['budget', 'cost of the spend-limit check on run creation: creates/s with budgets set vs without', () => budgetCheck(pg, { seconds, connections: 20, rounds: 2 })],
+  ['budget', 'cost of the spend-limit check on run creation: creates/s with budgets set vs without', () => budgetCheck(pg, { seconds, connections: 20, rounds: value('rounds', 3) })],
   ['upload', 'upload throughput: POST /v1/files to the local store vs copying the bytes on disk', () => uploadThroughput(pg, { megabytes: 256, rounds: 2 })],
   ['traces', 'run creation with OpenTelemetry traces on (exported to a local OTLP sink) vs off', () => traces(pg, { seconds, connections: 20, rounds: value('rounds', 2) })],
   ['first-token', 'time to first streamed token: Atelier\'s run event stream vs the fake provider\'s own stream', () => firstToken(pg, { rounds: 9, providerFirstTokenMs: 300 })],

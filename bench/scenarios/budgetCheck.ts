@@ -40,13 +40,19 @@ export async function budgetCheck(pgInfo: BenchPostgres, opts: { seconds: number
     for (const k of Object.values(sets)) await hammer({ url, method: 'POST', body, connections: opts.connections, seconds: 2, keys: k });
     const rps = { none: 0, one: 0, six: 0 };
     let bad = 0;
-    // Rounds interleave the three, so a change in the machine's load falls on all of them alike.
+    // Rounds interleave the three, so a change in the machine's load falls on all of them alike, in an order
+    // reversed every other round: the round after another inherits its aftermath (autovacuum of the tables it
+    // filled, a checkpoint), and a fixed order put it on the same set every time.
     for (let r = 0; r < opts.rounds; r++) {
-      for (const which of ['none', 'one', 'six'] as const) {
+      const order = r % 2 ? (['six', 'one', 'none'] as const) : (['none', 'one', 'six'] as const);
+      const line: string[] = [];
+      for (const which of order) {
         const got = await hammer({ url, method: 'POST', body, connections: opts.connections, seconds: opts.seconds, keys: sets[which] });
         rps[which] += got.rps / opts.rounds;
         bad += got.non2xx + got.errors;
+        line.push(`${which} ${Math.round(got.rps)}/s`);
       }
+      console.log(`   round ${r + 1}: ${line.join(', ')}`);
     }
     const note = bad ? `${bad} non-2xx or errors` : undefined;
     return [

@@ -68,13 +68,20 @@ export function parseLimits(raw: unknown, path: string): Partial<Record<BudgetPe
   return out;
 }
 
-/** Sets (a number) or removes (null) limits of the account (`keyId` null) or of one of its keys. */
+/**
+ * Sets (a number) or removes (null) limits of the account (`keyId` null) or of one of its keys. One row
+ * holds a scope's limits (queries/budgets.ts): sets go first, so a scope that keeps a limit keeps the
+ * spend it counted; the row goes with its last limit.
+ */
 export async function setLimits(db: Queryable, accountId: string, keyId: string | null, limits: Partial<Record<BudgetPeriod, number | null>>): Promise<void> {
   for (const period of BUDGET_PERIODS) {
     const v = limits[period];
-    if (v === undefined) continue;
-    if (v === null) await db.query(q.REMOVE_BUDGET, [accountId, keyId, period]);
-    else await db.query(q.SET_BUDGET, [accountId, keyId, period, BigInt(v)]);
+    if (v !== undefined && v !== null) await db.query(q.SET_BUDGET[period], [accountId, keyId, BigInt(v)]);
+  }
+  for (const period of BUDGET_PERIODS) {
+    if (limits[period] !== null) continue;
+    await db.query(q.REMOVE_LAST_BUDGET[period], [accountId, keyId]);
+    await db.query(q.REMOVE_BUDGET[period], [accountId, keyId]);
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * The SQL of the credit ledger, the only module that writes `account_balances` and `ledger_entries`.
  *
- * ONE refusal rule for every hold: the guarded UPDATE (`posted - reserved >= amount` in its WHERE) — no
+ * ONE refusal rule for every hold: the guarded update (`posted - reserved >= amount` in its WHERE, holdSql) — no
  * row moved means "not enough credits", and nothing else is written. Not the CHECK constraint on
  * account_balances: a constraint violation aborts the whole transaction, and a workflow node priced at its
  * input is refused inside the advance's transaction, which must go on (the node fails, the run continues);
@@ -19,12 +19,20 @@ type Sql = string;
 
 /**
  * The one hold: adds `amount` to the account's hold while its available balance covers it; no row when it
- * does not. `from`: rows to join (the statement's gate, e.g. a CTE); one update per statement. Returns the
+ * does not. `from`: rows to join (the statement's gate, e.g. a CTE); one hold per statement. Returns the
  * new posted and reserved.
+ *
+ * Written as an insert that always meets the account's row (ON CONFLICT DO UPDATE, its WHERE the refusal
+ * rule) rather than an UPDATE: when the row was changed by a create that committed after this statement's
+ * snapshot (two creates of one account, the second waiting for the first's lock), an UPDATE re-checks it
+ * against the statement's whole plan (EvalPlanQual: every CTE set up again), where ON CONFLICT updates
+ * the latest version it has locked. The row is selected from the table itself, so an account without a
+ * balance row proposes nothing and nothing is inserted.
  */
 export function holdSql(account: Sql, amount: Sql, from?: string, where = 'true'): string {
-  return `UPDATE account_balances b SET reserved = b.reserved + ${amount}${from ? ` FROM ${from}` : ''}
-   WHERE b.account_id = ${account} AND b.posted - b.reserved >= ${amount} AND ${where}
+  return `INSERT INTO account_balances AS b (account_id)
+  SELECT x.account_id FROM account_balances x${from ? `, ${from}` : ''} WHERE x.account_id = ${account} AND ${where}
+  ON CONFLICT (account_id) DO UPDATE SET reserved = b.reserved + ${amount} WHERE b.posted - b.reserved >= ${amount}
   RETURNING b.posted, b.reserved`;
 }
 

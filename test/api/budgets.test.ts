@@ -115,3 +115,23 @@ test("a batch is held against the key's limits as one hold; each run's share is 
   const report = await runDoctor(srv.services.db, { stuckAfterSeconds: 3600, catalog: srv.services.catalog });
   assert.ok(report.ok, JSON.stringify(report.findings, null, 1));
 });
+
+test("a key's limits share one row: a limit set later counts the period's spend since the first, and one set below that spend refuses without a doctor finding", async () => {
+  const u = await srv.user({ microcredits: 1_000_000n });
+  const keyId = await keyWithDailyLimit(u, 1_000_000);
+  const first = await srv.request('POST', '/v1/nodes/word_count/run', { key: u.key, body: { input: { text: 'a b c' } } });
+  assert.equal(first.status, 202, first.text);
+  const done = await waitForStatus(srv, u.key, `/v1/nodes/runs/${first.body.runId}`, ['COMPLETED'], 60_000);
+  const charged = done.creditUsed as number;
+  assert.ok(charged > 0);
+  // The daily limit goes and a monthly one comes in one request: the month's spend so far is counted, not zero.
+  const set = await srv.request('PATCH', `/v1/keys/${keyId}`, { key: u.key, body: { budgets: { day: null, month: charged * 10 } } });
+  assert.equal(set.status, 200, set.text);
+  assert.deepEqual(set.body.budgets.map((b: any) => [b.period, b.limitMicrocredits, b.spentMicrocredits]), [['month', charged * 10, charged]]);
+  // A total limit set below what the key already spent: the next run is refused, and the doctor does not call it an overspend.
+  await srv.request('PATCH', `/v1/keys/${keyId}`, { key: u.key, body: { budgets: { total: charged - 1 } } });
+  const refused = expectErrorBody(await srv.request('POST', '/v1/nodes/word_count/run', { key: u.key, body: { input: { text: 'a b c' } } }), 403, 'BUDGET_EXCEEDED');
+  assert.equal(refused.limit.period, 'total');
+  const report = await runDoctor(srv.services.db, { stuckAfterSeconds: 3600, catalog: srv.services.catalog });
+  assert.ok(report.ok, JSON.stringify(report.findings, null, 1));
+});
