@@ -17,11 +17,12 @@ import type { RunObserver } from '../runs/observer.js';
 import { mapFileRefs } from './inputs.js';
 import { allEnded, chargeReadyNode, hasFiles, nextStep, prepareNode } from './readyNode.js';
 import type { GraphNode } from './types.js';
+import type { ModeDef } from '../catalog/types.js';
 import * as q from './queries.js';
 import * as nodeSql from '../runs/queries/nodes.js';
 import * as runSql from '../runs/queries/workflowRuns.js';
 import { runPlan, type RunPlan } from './runPlan.js';
-import { cachedOutput, fileShas, usableOutput } from './nodeCache.js';
+import { cachedOutput, cachedOutputs, fileShas, usableOutput } from './nodeCache.js';
 import { annotate, inSpan } from '../tracing/tracing.js';
 import { countOf, preparedRowOf, rowOf, rowsOf } from '../db/typed.js';
 
@@ -36,6 +37,19 @@ interface LeaseCandidate extends NextNode {
   price: bigint;
 }
 
+/** A ready node an advance queues rather than leases (WorkflowExecutor.toQueue), prepared (readyNode.ts prepareNode). */
+interface ReadyForQueue {
+  node: GraphNode;
+  state: NodeState;
+  mode: ModeDef;
+  withRefs: Record<string, unknown>;
+  input: Record<string, unknown>;
+  key: string;
+}
+
+/** How an advance ends a node that never ran on a worker (WorkflowExecutor.advanceIn's `end`). */
+type EndNode = (node: GraphNode, state: NodeState, status: 'COMPLETED' | 'FAILED' | 'SKIPPED', x: EndDetails) => Promise<void>;
+
 /** A node's state as an advance decides on it, and what it holds. */
 interface NodeState {
   status: string;
@@ -48,13 +62,20 @@ type NodeTask = nodeSql.NodeTaskRow;
 /** A ready node an advance leased to this worker to run next (runs/queries/nodes.ts claimNodeSql 'leased'), with the input it validated. */
 interface NextNode {
   nodeId: string;
-  input: Record<string, unknown>;
+  /** The input the advance that leased it validated; none for a node taken from the queue (runNode validates it). */
+  input?: Record<string, unknown>;
+  /** The node as its start answered it, when that start went with the commit that leased it (WorkflowExecutor.startWithCommit). */
+  task?: NodeTask;
+  /** Taken from the queue with a settle's commit (a fan-out's sibling), its own job left queued (WorkflowExecutor.dropJobsOf). */
+  sibling?: boolean;
 }
 
 /** What an advance did: the nodes it queued for any worker, and the one it leased to this worker. */
 interface Advanced {
   queued: string[];
   next?: NextNode;
+  /** Some node of the run is still QUEUED as the advance leaves it (a fan-out's siblings: startWithCommit). */
+  queuedLeft?: boolean;
 }
 
 /** How a node that never ran on a worker ended (endNode). */
@@ -123,15 +144,36 @@ export class WorkflowExecutor {
   }
 
   /** Advances a run in its own transaction; `claimNext`: lease the first node it finds ready to this worker rather than queue it. */
-  private advance(runId: string, claimNext: boolean): Promise<Advanced> {
-    return this.db.tx(async (tx) => {
+  private async advance(runId: string, claimNext: boolean): Promise<Advanced> {
+    const done = await this.db.txThen(async (tx) => {
       const plan = await this.planOf(tx, runId);
       if (!plan) return { queued: [] };
       const run = await rowOf<{ status: string }>(tx, runSql.LOCK_RUN, [runId]);
       if (!run) return { queued: [] };
       const states = new Map<string, NodeState>((await rowsOf<nodeSql.NodeStateRow>(tx, nodeSql.NODE_STATES, [runId])).map((r) => [r.node_id, { status: r.status, held: r.reserved_microcredits }]));
       return this.advanceIn(tx, plan, run.status, states, new Map(), claimNext);
-    });
+    }, (advanced: Advanced) => this.startWithCommit(runId, advanced));
+    return { ...done.result, next: this.started(done.result.next, done.then) };
+  }
+
+  /**
+   * What an advance sends with its COMMIT (Db.txThen), so the node this worker runs next starts in the round
+   * trip that commits its predecessor's end rather than one after it: the start of the node it leased here,
+   * or, when it leased none and nodes of the run wait in the queue (a fan-out), the take of one of them (a
+   * sibling of the node just settled: no job fetch, no queue hop). Nothing while this worker is stopping.
+   */
+  private startWithCommit(runId: string, advanced: Advanced | undefined): string | undefined {
+    if (!advanced || !this.tasks.accepting) return undefined;
+    if (advanced.next) return nodeSql.startNodeLiteral(runId, advanced.next.nodeId, this.workerId);
+    return advanced.queuedLeft ? nodeSql.takeQueuedNodeLiteral(runId, this.workerId, this.opts.leaseSeconds) : undefined;
+  }
+
+  /** The node to run next with its start's (or take's) answer; undefined if there is none, or it was canceled or taken meanwhile. */
+  private started(next: NextNode | undefined, start: { rows: nodeSql.NodeTaskRow[] } | undefined): NextNode | undefined {
+    const task = start?.rows[0];
+    if (!next) return task && { nodeId: task.node_id, task, sibling: true };
+    if (!start) return next;
+    return task ? { ...next, task } : undefined;
   }
 
   /**
@@ -149,7 +191,7 @@ export class WorkflowExecutor {
       await this.event(tx, plan, 'run.started', { status: 'RUNNING', totalNodes: plan.modelNodes.length });
     }
     const statuses = new Map<string, string>([...states].map(([id, s]) => [id, s.status]));
-    const end = async (node: GraphNode, state: NodeState, status: 'COMPLETED' | 'FAILED' | 'SKIPPED', x: EndDetails) => {
+    const end: EndNode = async (node, state, status, x) => {
       await this.endNode(tx, plan, node, state.held, status, x);
       state.status = status;
       state.held = 0n;
@@ -159,6 +201,8 @@ export class WorkflowExecutor {
     // Repeat until nothing changes: cache hits and skips can make further nodes ready at once.
     for (let changed = true; changed;) {
       changed = false;
+      // Ready nodes for the queue, dealt with together once the pass has found them all (toQueue below).
+      const ready: ReadyForQueue[] = [];
       for (const node of plan.modelNodes) {
         const state = states.get(node.id);
         const step = nextStep(plan.graph, statuses, node.id, plan.preds);
@@ -189,37 +233,70 @@ export class WorkflowExecutor {
             continue;
           }
           hit = r.cached ? await usableOutput(tx, r.cached) : undefined;
-        } else {
+        } else if (leaseHere) {
           hit = await cachedOutput(tx, plan.accountId, key);
+        } else {
+          // Not leased here: looked up in the cache, charged and queued with the other nodes this pass finds ready.
+          ready.push({ node, state, mode, withRefs, input, key });
+          continue;
         }
         if (hit) {
           await end(node, state, 'COMPLETED', { output: hit, cached: true, input: withRefs, cacheKey: key });
           outputs.set(node.id, hit);
           continue;
         }
-        // Charged the price of the input it actually runs with, held before it is queued (readyNode.ts chargeReadyNode).
+        // Charged the price of the input it actually runs with, held before it runs (readyNode.ts chargeReadyNode).
         const charge = await chargeReadyNode(tx, { accountId: plan.accountId, runId, nodeId: node.id, held: state.held, mode, input });
         if (!charge.ok) {
           await end(node, state, 'FAILED', { error: charge.message, errorCode: charge.code, input: withRefs, cacheKey: key });
           continue;
         }
         state.held = charge.price;
-        if (leaseHere) {
-          await tx.query(nodeSql.LEASE_READY_NODE, [runId, node.id, withRefs, key, charge.price, this.workerId, this.opts.leaseSeconds]);
-          state.status = 'RUNNING';
-          advanced.next = { nodeId: node.id, input };
-        } else {
-          await tx.query(nodeSql.QUEUE_NODE, [runId, node.id, withRefs, key, charge.price]);
-          state.status = 'QUEUED';
-          await this.queue.enqueueRun(tx, { runId, kind: 'workflow', nodeId: node.id }, 120 + (mode.timeoutSeconds ?? 600));
-          advanced.queued.push(node.id);
-        }
+        await tx.query(nodeSql.LEASE_READY_NODE, [runId, node.id, withRefs, key, charge.price, this.workerId, this.opts.leaseSeconds]);
+        state.status = 'RUNNING';
         statuses.set(node.id, state.status);
+        advanced.next = { nodeId: node.id, input };
       }
+      if (ready.length) advanced.queued.push(...await this.toQueue(tx, plan, ready, statuses, end, outputs));
     }
 
     if (allEnded(statuses.values())) await this.finishRun(tx, plan);
+    else advanced.queuedLeft = [...statuses.values()].includes('QUEUED');
     return advanced;
+  }
+
+  /**
+   * The ready nodes one pass of an advance did not lease here (all but one of a fan-out's): one cache lookup
+   * for all of them, then each hit ends served from the cache, each miss is charged its price (readyNode.ts
+   * chargeReadyNode) and the rest are queued in two statements, their rows and their jobs, whatever their
+   * number. Answers the nodes queued.
+   */
+  private async toQueue(tx: PoolClient, plan: RunPlan, ready: ReadyForQueue[], statuses: Map<string, string>, end: EndNode, outputs: Map<string, Record<string, unknown>>): Promise<string[]> {
+    const hits = await cachedOutputs(tx, plan.accountId, [...new Set(ready.map((r) => r.key))]);
+    const queued: Array<ReadyForQueue & { price: bigint }> = [];
+    for (const r of ready) {
+      const hit = hits.get(r.key);
+      if (hit) {
+        await end(r.node, r.state, 'COMPLETED', { output: hit, cached: true, input: r.withRefs, cacheKey: r.key });
+        outputs.set(r.node.id, hit);
+        continue;
+      }
+      const charge = await chargeReadyNode(tx, { accountId: plan.accountId, runId: plan.runId, nodeId: r.node.id, held: r.state.held, mode: r.mode, input: r.input });
+      if (!charge.ok) {
+        await end(r.node, r.state, 'FAILED', { error: charge.message, errorCode: charge.code, input: r.withRefs, cacheKey: r.key });
+        continue;
+      }
+      queued.push({ ...r, price: charge.price });
+    }
+    if (queued.length === 0) return [];
+    await tx.query(nodeSql.QUEUE_NODES, [plan.runId, queued.map((r) => r.node.id), queued.map((r) => JSON.stringify(r.withRefs)), queued.map((r) => r.key), queued.map((r) => r.price)]);
+    await this.queue.enqueueNodes(tx, plan.runId, queued.map((r) => ({ nodeId: r.node.id, expireInSeconds: 120 + (r.mode.timeoutSeconds ?? 600) })));
+    for (const r of queued) {
+      r.state.status = 'QUEUED';
+      r.state.held = r.price;
+      statuses.set(r.node.id, 'QUEUED');
+    }
+    return queued.map((r) => r.node.id);
   }
 
   private ownUrl(fileId: string): string {
@@ -285,14 +362,31 @@ export class WorkflowExecutor {
    * not start because it is stopping is handed back to the queue.
    */
   private async runFrom(runId: string, nodeId: string, leased?: NextNode): Promise<void> {
-    for (let next: NextNode | undefined = leased, id: string | undefined = nodeId; id;) {
-      if (next && !this.tasks.accepting) {
-        await this.handBack(runId, id);
-        return;
+    // Siblings taken here and settled: their jobs, still queued, would only find them ended (dropJobsOf).
+    const ended: string[] = [];
+    try {
+      for (let next: NextNode | undefined = leased, id: string | undefined = nodeId; id;) {
+        if (next && !this.tasks.accepting) {
+          await this.handBack(runId, id);
+          return;
+        }
+        const r = await this.runNode(runId, id, next);
+        if (r.settled && next?.sibling) ended.push(id);
+        next = r.next;
+        id = next?.nodeId;
       }
-      next = await this.runNode(runId, id, next);
-      id = next?.nodeId;
+    } finally {
+      if (ended.length) this.dropJobsOf(runId, ended);
     }
+  }
+
+  /**
+   * Deletes the queued jobs of nodes that ended (siblings this worker took without their job), after the
+   * fact and off the run's path: each would otherwise be fetched, checked and completed for nothing, ahead
+   * of the jobs queued after it. A job already fetched is left alone; one that is missed does no harm.
+   */
+  private dropJobsOf(runId: string, nodeIds: string[]): void {
+    this.queue.dropNodeJobs(this.db, runId, nodeIds).catch((err) => this.log.warn({ runId, err }, 'dropping the jobs of nodes taken without them failed; they will find the nodes ended'));
   }
 
   /**
@@ -300,15 +394,15 @@ export class WorkflowExecutor {
    * shared leased-task loop, and a settle that advances the run in the same transaction. Returns the node
    * that advance leased to this worker, if any.
    */
-  private async runNode(runId: string, nodeId: string, leased?: NextNode): Promise<NextNode | undefined> {
+  private async runNode(runId: string, nodeId: string, leased?: NextNode): Promise<{ settled: boolean; next?: NextNode }> {
     const plan = await this.planOf(this.db, runId);
-    if (!plan) return undefined;
-    const task: NodeTask | undefined = leased
+    if (!plan) return { settled: false };
+    const task: NodeTask | undefined = leased?.task ?? (leased
       ? await preparedRowOf<nodeSql.NodeTaskRow>(this.db, 'atelier_start_node', nodeSql.START_NODE, [runId, nodeId, this.workerId])
-      : await rowOf<nodeSql.NodeTaskRow>(this.db, nodeSql.TAKE_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds]);
-    if (!task) return undefined; // canceled, ended, or held by a live worker
+      : await rowOf<nodeSql.NodeTaskRow>(this.db, nodeSql.TAKE_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds]));
+    if (!task) return { settled: false }; // canceled, ended, or held by a live worker
     if (task.attempts > MAX_NODE_ATTEMPTS) {
-      return (await this.settle(plan, task, { status: 'FAILED', error: `the node stopped its worker ${task.attempts - 1} times and was given up`, errorCode: null })).next;
+      return this.settle(plan, task, { status: 'FAILED', error: `the node stopped its worker ${task.attempts - 1} times and was given up`, errorCode: null });
     }
     let next: NextNode | undefined;
     const settleWith = async (end: NodeEnd) => {
@@ -340,7 +434,7 @@ export class WorkflowExecutor {
       settleFailure: (error, errorCode) => settleWith({ status: 'FAILED', error, errorCode }),
       handBack: () => this.handBack(runId, nodeId),
     }), { parent: plan.traceParent });
-    return settled ? next : undefined;
+    return settled ? { settled, next } : { settled };
   }
 
   /** Gives a node this worker holds back to the queue on shutdown (not a crash: the attempt does not count). */
@@ -362,10 +456,15 @@ export class WorkflowExecutor {
     // The run is locked by a statement sent with BEGIN, in one round trip, unless there are files to store
     // first: the run stays unlocked while they are written (the other branches' settles would wait on it).
     const lockWithBegin = end.status === 'FAILED' || !EngineRunner.writesFiles(end.outputs);
-    const settleIn = (advance: boolean) => this.db.tx(
-      (tx, first) => this.settleIn(tx, plan, task, end, advance, first?.rows[0]?.status),
-      lockWithBegin ? { first: runSql.lockRunLiteral(plan.runId) } : {},
-    );
+    // The node it leased here starts with its COMMIT (startWithCommit).
+    const settleIn = async (advance: boolean) => {
+      const r = await this.db.txThen(
+        (tx, first) => this.settleIn(tx, plan, task, end, advance, first?.rows[0]?.status),
+        (s) => this.startWithCommit(plan.runId, s?.advanced),
+        lockWithBegin ? { first: runSql.lockRunLiteral(plan.runId) } : {},
+      );
+      return r.result && { ...r.result, advanced: { ...r.result.advanced, next: this.started(r.result.advanced.next, r.then) } };
+    };
     let done: { row: SettledNode; advanced: Advanced } | undefined;
     try {
       done = await settleIn(true);

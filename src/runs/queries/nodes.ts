@@ -4,6 +4,8 @@
  * that workflows/queries.ts embeds in its one-statement settle (SETTLE_NODE).
  */
 
+import pg from 'pg';
+
 /** A row of node_runs as `SELECT *` answers it (int8 columns are bigint: db/pool.ts sets that parser). */
 export interface NodeRunRow {
   run_id: string;
@@ -92,7 +94,7 @@ export interface NodeClaimParams {
 /**
  * The one way a workflow node is started: every statement that queues a node or leases it to a worker is
  * this function, by `how`:
- * - `queued`: a ready (PENDING) node for the queue, held at its price with the input it runs with and its
+ * - `queued`: ready (PENDING) nodes for the queue (`from` names them: several at once), held at its price with the input it runs with and its
  *   cache key; the run is stamped, its job is in flight from now (runs/queries.ts STALE_QUEUED_NODES counts
  *   from there);
  * - `leased`: a ready (PENDING) node leased to the worker that made it ready, which runs it next at once
@@ -109,8 +111,9 @@ export function claimNodeSql(how: 'queued' | 'leased' | 'started' | 'taken', p: 
   switch (how) {
     case 'queued':
       return `WITH stamp AS (UPDATE runs SET enqueued_at = now() WHERE id = ${p.run})
-  UPDATE node_runs SET status = 'QUEUED', input = ${p.input}, cache_key = ${p.key}, reserved_microcredits = ${p.price}, priced_microcredits = ${p.price}
-  WHERE run_id = ${p.run} AND node_id = ${p.node}`;
+  UPDATE node_runs c SET status = 'QUEUED', input = ${p.input}, cache_key = ${p.key}, reserved_microcredits = ${p.price}, priced_microcredits = ${p.price}${from ? `
+    FROM ${from}` : ''}
+  WHERE c.run_id = ${p.run} AND c.node_id = ${p.node} AND c.status = 'PENDING'`;
     case 'leased':
       return `UPDATE node_runs c SET status = 'RUNNING', input = ${p.input}, cache_key = ${p.key}, reserved_microcredits = ${p.price}, priced_microcredits = ${p.price},
          attempts = c.attempts + 1, lease_owner = ${p.worker}, lease_expires_at = now() + make_interval(secs => ${p.seconds})${from ? `
@@ -135,7 +138,27 @@ UPDATE node_runs nr SET started_at = COALESCE(nr.started_at, now())
 /** The claims the executor sends as they are: $1 run, $2 node; then as each names them. */
 export const TAKE_NODE = claimNodeSql('taken', { run: '$1', node: '$2', worker: '$3', seconds: '$4' });
 export const START_NODE = claimNodeSql('started', { run: '$1', node: '$2', worker: '$3' });
-export const QUEUE_NODE = claimNodeSql('queued', { run: '$1', node: '$2', input: '$3', key: '$4', price: '$5' });
+/**
+ * TAKE_NODE for whichever node of the run is still QUEUED (the first by id, skipping any another worker is
+ * taking), its values as literals: what a worker whose settle leased it nothing sends with that settle's
+ * COMMIT (db/pool.ts Db.txThen), to run a sibling of the node it finished (a fan-out) without a queue hop.
+ * The sibling's job stays queued and finds it taken (TAKE_NODE answers nothing for a live lease).
+ */
+export function takeQueuedNodeLiteral(runId: string, worker: string, seconds: number): string {
+  const run = pg.escapeLiteral(runId);
+  return claimNodeSql('taken', {
+    run, worker: pg.escapeLiteral(worker), seconds: String(Math.trunc(seconds)),
+    node: `(SELECT node_id FROM node_runs WHERE run_id = ${run} AND status = 'QUEUED' ORDER BY node_id LIMIT 1 FOR UPDATE SKIP LOCKED)`,
+  });
+}
+
+/** START_NODE with its values as literals: the statement a settle or advance sends with its COMMIT (db/pool.ts Db.txThen). */
+export function startNodeLiteral(runId: string, nodeId: string, worker: string): string {
+  return claimNodeSql('started', { run: pg.escapeLiteral(runId), node: pg.escapeLiteral(nodeId), worker: pg.escapeLiteral(worker) });
+}
+/** Queues the ready nodes of run $1 an advance found at once (a fan-out's): $2 node ids, $3 inputs (JSON text), $4 cache keys, $5 prices. */
+export const QUEUE_NODES = claimNodeSql('queued', { run: '$1', node: 'b.node_id', input: 'b.input::jsonb', key: 'b.key', price: 'b.price' },
+  'unnest($2::text[], $3::text[], $4::text[], $5::bigint[]) AS b(node_id, input, key, price)');
 export const LEASE_READY_NODE = claimNodeSql('leased', { run: '$1::text', node: '$2::text', input: '$3::jsonb', key: '$4::text', price: '$5::bigint', worker: '$6::text', seconds: '$7::int' });
 
 export const HEARTBEAT_NODE = `UPDATE node_runs SET lease_expires_at = now() + make_interval(secs => $4)
