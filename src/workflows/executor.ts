@@ -3,7 +3,7 @@ import type { PoolClient } from 'pg';
 import { isConnectionError, type Db, type Queryable } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
 import { release } from '../ledger/ledger.js';
-import { announceEvent, eventRow, recordEvent } from '../events/outbox.js';
+import { announceEvent, eventRow, recordEvent, recordEvents } from '../events/outbox.js';
 import { runEndEvent } from '../events/runEnd.js';
 import { OutputDeltas } from '../events/outputDeltas.js';
 import type { Catalog } from '../catalog/catalog.js';
@@ -37,7 +37,7 @@ interface LeaseCandidate extends NextNode {
   price: bigint;
 }
 
-/** A ready node an advance queues rather than leases (WorkflowExecutor.toQueue), prepared (readyNode.ts prepareNode). */
+/** A ready node an advance starts with others it found at once (WorkflowExecutor.startReady), prepared (readyNode.ts prepareNode). */
 interface ReadyForQueue {
   node: GraphNode;
   state: NodeState;
@@ -191,8 +191,17 @@ export class WorkflowExecutor {
       await this.event(tx, plan, 'run.started', { status: 'RUNNING', totalNodes: plan.modelNodes.length });
     }
     const statuses = new Map<string, string>([...states].map(([id, s]) => [id, s.status]));
+    // Nodes served from the cache are ended together (endCached): a cached re-run's nodes cost one lookup each, not three statements.
+    const cached: Array<{ node: GraphNode; held: bigint; x: EndDetails }> = [];
+    const flush = async () => {
+      if (cached.length) await this.endCached(tx, plan, cached.splice(0));
+    };
     const end: EndNode = async (node, state, status, x) => {
-      await this.endNode(tx, plan, node, state.held, status, x);
+      if (status === 'COMPLETED' && x.cached) cached.push({ node, held: state.held, x });
+      else {
+        await flush(); // its event after theirs
+        await this.endNode(tx, plan, node, state.held, status, x);
+      }
       state.status = status;
       state.held = 0n;
       statuses.set(node.id, status);
@@ -201,8 +210,10 @@ export class WorkflowExecutor {
     // Repeat until nothing changes: cache hits and skips can make further nodes ready at once.
     for (let changed = true; changed;) {
       changed = false;
-      // Ready nodes for the queue, dealt with together once the pass has found them all (toQueue below).
+      // Ready nodes dealt with together once the pass has found them all (startReady below): all but the
+      // first this worker may lease, which is looked up in the cache and leased at once.
       const ready: ReadyForQueue[] = [];
+      let first = true;
       for (const node of plan.modelNodes) {
         const state = states.get(node.id);
         const step = nextStep(plan.graph, statuses, node.id, plan.preds);
@@ -221,7 +232,8 @@ export class WorkflowExecutor {
         }
         const { mode, withRefs, input, key } = prepared;
         let hit: Record<string, unknown> | undefined;
-        const leaseHere = claimNext && !advanced.next;
+        const leaseHere = claimNext && !advanced.next && first;
+        if (leaseHere) first = false;
         if (leaseHere && prepared.price === state.held) {
           // The node this worker runs next, its hold already its price: cache lookup and claim in one statement.
           const r = (await preparedRowOf<q.LeaseOrCachedRow>(tx, 'atelier_claim_ready_node', q.LEASE_READY_NODE_UNLESS_CACHED,
@@ -236,7 +248,7 @@ export class WorkflowExecutor {
         } else if (leaseHere) {
           hit = await cachedOutput(tx, plan.accountId, key);
         } else {
-          // Not leased here: looked up in the cache, charged and queued with the other nodes this pass finds ready.
+          // Looked up in the cache, charged and leased or queued with the other nodes this pass finds ready.
           ready.push({ node, state, mode, withRefs, input, key });
           continue;
         }
@@ -257,21 +269,22 @@ export class WorkflowExecutor {
         statuses.set(node.id, state.status);
         advanced.next = { nodeId: node.id, input };
       }
-      if (ready.length) advanced.queued.push(...await this.toQueue(tx, plan, ready, statuses, end, outputs));
+      if (ready.length) await this.startReady(tx, plan, ready, statuses, end, outputs, claimNext, advanced);
     }
 
+    await flush();
     if (allEnded(statuses.values())) await this.finishRun(tx, plan);
     else advanced.queuedLeft = [...statuses.values()].includes('QUEUED');
     return advanced;
   }
 
   /**
-   * The ready nodes one pass of an advance did not lease here (all but one of a fan-out's): one cache lookup
-   * for all of them, then each hit ends served from the cache, each miss is charged its price (readyNode.ts
-   * chargeReadyNode) and the rest are queued in two statements, their rows and their jobs, whatever their
-   * number. Answers the nodes queued.
+   * The ready nodes one pass of an advance found after the first (a fan-out's): one cache lookup for all of
+   * them, then each hit ends served from the cache, each miss is charged its price (readyNode.ts
+   * chargeReadyNode), the first leased to this worker if it takes one (`claimNext`) and has none yet, and the
+   * rest queued in two statements, their rows and their jobs, whatever their number.
    */
-  private async toQueue(tx: PoolClient, plan: RunPlan, ready: ReadyForQueue[], statuses: Map<string, string>, end: EndNode, outputs: Map<string, Record<string, unknown>>): Promise<string[]> {
+  private async startReady(tx: PoolClient, plan: RunPlan, ready: ReadyForQueue[], statuses: Map<string, string>, end: EndNode, outputs: Map<string, Record<string, unknown>>, claimNext: boolean, advanced: Advanced): Promise<void> {
     const hits = await cachedOutputs(tx, plan.accountId, [...new Set(ready.map((r) => r.key))]);
     const queued: Array<ReadyForQueue & { price: bigint }> = [];
     for (const r of ready) {
@@ -286,9 +299,17 @@ export class WorkflowExecutor {
         await end(r.node, r.state, 'FAILED', { error: charge.message, errorCode: charge.code, input: r.withRefs, cacheKey: r.key });
         continue;
       }
+      if (claimNext && !advanced.next) {
+        await tx.query(nodeSql.LEASE_READY_NODE, [plan.runId, r.node.id, r.withRefs, r.key, charge.price, this.workerId, this.opts.leaseSeconds]);
+        r.state.status = 'RUNNING';
+        r.state.held = charge.price;
+        statuses.set(r.node.id, 'RUNNING');
+        advanced.next = { nodeId: r.node.id, input: r.input };
+        continue;
+      }
       queued.push({ ...r, price: charge.price });
     }
-    if (queued.length === 0) return [];
+    if (queued.length === 0) return;
     await tx.query(nodeSql.QUEUE_NODES, [plan.runId, queued.map((r) => r.node.id), queued.map((r) => JSON.stringify(r.withRefs)), queued.map((r) => r.key), queued.map((r) => r.price)]);
     await this.queue.enqueueNodes(tx, plan.runId, queued.map((r) => ({ nodeId: r.node.id, expireInSeconds: 120 + (r.mode.timeoutSeconds ?? 600) })));
     for (const r of queued) {
@@ -296,7 +317,7 @@ export class WorkflowExecutor {
       r.state.held = r.price;
       statuses.set(r.node.id, 'QUEUED');
     }
-    return queued.map((r) => r.node.id);
+    advanced.queued.push(...queued.map((r) => r.node.id));
   }
 
   private ownUrl(fileId: string): string {
@@ -316,6 +337,20 @@ export class WorkflowExecutor {
     } else if (status === 'FAILED') {
       await this.event(tx, plan, 'node.failed', { nodeId: node.id, nodeType: node.type, status: 'FAILED' }, x.error);
     }
+  }
+
+  /** endNode for nodes served from the cache, in one statement for the rows and one for the events (in their order). */
+  private async endCached(tx: PoolClient, plan: RunPlan, ends: Array<{ node: GraphNode; held: bigint; x: EndDetails }>): Promise<void> {
+    const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
+    await tx.query(nodeSql.END_CACHED_NODES, [plan.runId, ends.map((e) => e.node.id), ends.map((e) => json(e.x.output)), ends.map((e) => json(e.x.input)), ends.map((e) => e.x.cacheKey ?? null)]);
+    // Cached nodes cost nothing: each one's hold is released, one ledger row each as endNode writes.
+    for (const e of ends) await release(tx, plan.accountId, e.held, plan.runId, `node ${e.node.id} served from cache`);
+    const events = [];
+    for (const e of ends) {
+      const data = { nodeId: e.node.id, nodeType: e.node.type, status: 'COMPLETED', cached: true, output: (await renderOutput(this.files, e.x.output as never, tx)).output };
+      events.push({ accountId: plan.accountId, runId: plan.runId, workflowId: plan.workflowId, type: 'node.completed' as const, data, error: null, webhook: plan.webhook });
+    }
+    await recordEvents(tx, events);
   }
 
   private async finishRun(tx: PoolClient, plan: RunPlan): Promise<void> {

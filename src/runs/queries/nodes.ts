@@ -195,6 +195,15 @@ export function settleNodeCtes(p: { run: string; node: string; status: string; o
 export const END_NODE = `UPDATE node_runs SET status = $3, error = $4, output = $5, cached = $6, input = COALESCE($7, input), cache_key = COALESCE($8, cache_key),
          reserved_microcredits = 0, error_code = $9, started_at = COALESCE(started_at, now()), finished_at = now() WHERE run_id = $1 AND node_id = $2`;
 
+/**
+ * END_NODE for nodes of run $1 served from the cache, several at once: $2 node ids, $3 outputs, $4 inputs
+ * (JSON text), $5 cache keys. Their holds are released by the caller.
+ */
+export const END_CACHED_NODES = `UPDATE node_runs n SET status = 'COMPLETED', error = NULL, output = b.output::jsonb, cached = true, input = COALESCE(b.input::jsonb, n.input),
+         cache_key = COALESCE(b.key, n.cache_key), reserved_microcredits = 0, error_code = NULL, started_at = COALESCE(n.started_at, now()), finished_at = now()
+    FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS b(node_id, output, input, key)
+   WHERE n.run_id = $1 AND n.node_id = b.node_id`;
+
 /** Cancels a run's unfinished nodes, answering each with the status it had and what it held. */
 export const CANCEL_NODES = `UPDATE node_runs n SET status = 'CANCELED', finished_at = now(), lease_owner = NULL, reserved_microcredits = 0
            FROM (SELECT node_id, status AS was, reserved_microcredits AS held FROM node_runs WHERE run_id = $1 FOR UPDATE) o
