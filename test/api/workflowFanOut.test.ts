@@ -1,7 +1,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { until, waitForStatus } from '../helpers/poll.js';
+import { balance, until, waitForStatus } from '../helpers/poll.js';
+import { TEST_ENGINES_MODULE } from '../helpers/testEngines.js';
 
 /**
  * Issue 31, item 4: a fan-out (one node feeding many side by side) is queued by one advance in a few
@@ -14,7 +18,7 @@ let srv: TestServer;
 let key: string;
 before(async () => {
   // One job loop: every node after the first is a sibling the loop takes itself, none is fetched as a job.
-  srv = await startTestServer({ ATELIER_WORKER_CONCURRENCY: '1' });
+  srv = await startTestServer({ ATELIER_WORKER_CONCURRENCY: '1', ATELIER_TEST_ENGINES_MODULE: TEST_ENGINES_MODULE });
   key = (await srv.user({ microcredits: 1_000_000n })).key;
 });
 after(async () => {
@@ -93,4 +97,43 @@ test('in a chain each node starts only after its predecessor\'s end was committe
   for (let i = 1; i < rows.length; i++) assert.ok(rows[i].started_at >= rows[i - 1].finished_at, `${rows[i].node_id} started after ${rows[i - 1].node_id} ended`);
   assert.deepEqual(rows.map((r: any) => r.attempts), chainIds.map(() => 1));
   assert.equal(await nodeJobs(run.id), 0, 'a chain queues no node jobs');
+});
+
+test('a canceled fan-out takes no further sibling: the running node stops, the rest never start, nothing is charged', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-fan-cancel-'));
+  try {
+    const sleepers = ['s0', 's1', 's2'];
+    const wf = await srv.request('POST', '/v1/workflows', {
+      key,
+      body: {
+        name: 'Fan of sleepers',
+        nodes: [
+          { id: 'req', type: 'request', data: { fields: [{ id: 'release', name: 'release', type: 'text' }] } },
+          ...sleepers.map((id) => ({ id, type: 'test_sleep', data: { started_file: path.join(dir, id) } })),
+          { id: 'res', type: 'response' },
+        ],
+        edges: [
+          ...sleepers.map((id) => ({ source: 'req', sourceHandle: 'release', target: id, targetHandle: 'in:release_file' })),
+          ...sleepers.map((id) => ({ source: id, sourceHandle: 'out:output', target: 'res', targetHandle: 'result' })),
+        ],
+      },
+    });
+    assert.equal(wf.status, 201, wf.text);
+    const before = await balance(srv, key);
+    const created = await srv.request('POST', '/v1/runs', { key, body: { workflowId: wf.body.id, values: { req: { release: path.join(dir, 'go') } } } });
+    assert.equal(created.status, 202, created.text);
+    await until('one sleeper started', () => sleepers.some((id) => fs.existsSync(path.join(dir, id))), 60_000);
+    const c = await srv.request('POST', `/v1/runs/${created.body.runId}/cancel`, { key });
+    assert.equal(c.status, 200, c.text);
+    fs.writeFileSync(path.join(dir, 'go'), 'go');
+    await new Promise((r) => setTimeout(r, 1500));
+    const rows = (await srv.services.db.query(`SELECT node_id, status, started_at, charged_microcredits FROM node_runs WHERE run_id = $1 ORDER BY node_id`, [created.body.runId])).rows;
+    assert.deepEqual(rows.map((r: any) => r.status), ['CANCELED', 'CANCELED', 'CANCELED']);
+    assert.equal(rows.filter((r: any) => r.started_at !== null).length, 1, 'only the node running at the cancel ever started');
+    assert.equal(sleepers.filter((id) => fs.existsSync(path.join(dir, id))).length, 1);
+    assert.ok(rows.every((r: any) => r.charged_microcredits === 0n));
+    assert.deepEqual(await balance(srv, key), before);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
