@@ -49,7 +49,7 @@ const report: Report = { startedAt, finishedAt: '', command: `npm run bench${arg
 const scenarios: Array<[string, string, () => Promise<Row[]>]> = [
   ['a', 'authenticated GET /v1/models vs the same bytes from bare Fastify; GET /v1/credits/balance vs hello-world', () => httpModels(pg, { seconds, rounds: 2, connections: 32 })],
   ['b', 'run creation rate and enqueue→RUNNING latency', () => runCreate(pg, { seconds, connections: 20, pacedPerSecond: 20 })],
-  ['c', '100-node chain workflow: overhead and cached re-run', () => chainWorkflow(pg)],
+  ['c', '100-node chain and fan-out/fan-in workflows: overhead and cached re-runs', () => chainWorkflow(pg)],
   ['d', 'webhook deliveries/s and event→first-attempt latency', () => webhooks(pg, { backlog: 3000, pacedRuns: 100 })],
   ['e', `fuzzing, ${fuzzCases} cases`, () => fuzz(pg, { cases: fuzzCases, seed: fuzzSeed })],
   ['f', `soak, ${soakMinutes} minutes of mixed load`, () => soak(pg, { minutes: soakMinutes, concurrency: 8 })],

@@ -61,8 +61,8 @@ export async function httpModels(pg: BenchPostgres, opts: { seconds: number; rou
     baselines.push(hello);
     const kB = Math.round(bytes.length / 1024);
     const pairs: Pair[] = [
-      { scenario: 'a. GET /v1/models', url: `${svc.url}/v1/models`, baseUrl: same.url, baseLabel: `bare Fastify sending the same ${kB} kB, req/s`, goal: 0.5 },
-      { scenario: 'a. GET /v1/credits/balance', url: `${svc.url}/v1/credits/balance`, baseUrl: hello.url, baseLabel: 'bare Fastify hello-world req/s', goal: 0.3 },
+      { scenario: 'a. GET /v1/models', url: `${svc.url}/v1/models`, baseUrl: same.url, baseLabel: `bare Fastify sending the same ${kB} kB, req/s`, goal: 0.85 },
+      { scenario: 'a. GET /v1/credits/balance', url: `${svc.url}/v1/credits/balance`, baseUrl: hello.url, baseLabel: 'bare Fastify hello-world req/s', goal: 0.5 },
     ];
     const rows: Row[] = [];
     for (const pair of pairs) {
@@ -84,7 +84,7 @@ export async function httpModels(pg: BenchPostgres, opts: { seconds: number; rou
       const baseRps = mean(base, (x) => x.rps);
       const bad = route.reduce((a, x) => a + x.non2xx + x.errors, 0);
       rows.push(
-        row({ scenario: pair.scenario, metric: `requests/s (authenticated, rate-limited, ${opts.connections} connections, one key each)`, figure: rps, unit: 'req/s', baseline: baseRps, baselineLabel: pair.baseLabel, goal: `≥ ${pair.goal * 100} % of baseline`, met: rps / baseRps >= pair.goal, note: bad ? `${bad} non-2xx or errors` : undefined }),
+        row({ scenario: pair.scenario, metric: `requests/s (authenticated, rate-limited, ${opts.connections} connections, one key each)`, figure: rps, unit: 'req/s', baseline: baseRps, baselineLabel: pair.baseLabel, goal: `≥ ${Math.round(pair.goal * 100)} % of baseline (issue 31)`, met: rps / baseRps >= pair.goal, note: bad ? `${bad} non-2xx or errors` : undefined }),
         row({ scenario: pair.scenario, metric: 'latency p50', figure: mean(route, (x) => x.p50), unit: 'ms', baseline: mean(base, (x) => x.p50), baselineLabel: 'baseline p50 ms' }),
         row({ scenario: pair.scenario, metric: 'latency p99', figure: mean(route, (x) => x.p99), unit: 'ms', baseline: mean(base, (x) => x.p99), baselineLabel: 'baseline p99 ms' }),
       );

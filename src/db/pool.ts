@@ -83,6 +83,18 @@ export class Db {
    * parameters: values in it must be literals escaped with pg.escapeLiteral.
    */
   async tx<T>(fn: (client: pg.PoolClient, first: pg.QueryResult | undefined) => Promise<T>, opts: { first?: string } = {}): Promise<T> {
+    return (await this.txThen(fn, () => undefined, opts)).result;
+  }
+
+  /**
+   * Db.tx, and a statement `then` makes of its result sent together with COMMIT, in the same round trip,
+   * once the commit is done (a hot path whose next step is one statement: a workflow's next node started
+   * after its predecessor's settle committed). That statement runs in a transaction of its own, after the
+   * COMMIT has returned (so after its WAL flush), and by the simple query protocol: literals only, as
+   * `first`. Should the message fail, the commit may or may not have happened: callers only use this for
+   * work guarded in SQL, whose recovery already covers a process dying between the two.
+   */
+  async txThen<T>(fn: (client: pg.PoolClient, first: pg.QueryResult | undefined) => Promise<T>, then: (result: T) => string | undefined, opts: { first?: string } = {}): Promise<{ result: T; then: pg.QueryResult | undefined }> {
     const client = await this.pool.connect();
     const notifies: Array<[string, string]> = [];
     deferredNotifies.set(client, notifies);
@@ -91,10 +103,13 @@ export class Db {
       if (opts.first === undefined) await client.query('BEGIN');
       else first = ((await client.query(`BEGIN; ${opts.first}`)) as unknown as pg.QueryResult[])[1];
       const result = await fn(client, first);
-      await client.query('COMMIT');
+      const after = then(result);
+      let answer: pg.QueryResult | undefined;
+      if (after === undefined) await client.query('COMMIT');
+      else answer = ((await client.query(`COMMIT; ${after}`)) as unknown as pg.QueryResult[])[1];
       deferredNotifies.delete(client);
       if (notifies.length) this.sendSoon(notifies);
-      return result;
+      return { result, then: answer };
     } catch (err) {
       deferredNotifies.delete(client);
       await client.query('ROLLBACK').catch(() => {});

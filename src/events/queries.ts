@@ -23,6 +23,9 @@ export function deliveryInsertSql(d: { eventId: Sql; account: Sql; run: Sql; url
 
 /** $1 event id, $2 account, $3 run, $4 type, $5 payload. */
 export const INSERT_EVENT = eventInsertSql({ eventId: '$1::text', account: '$2::text', run: '$3::text', type: '$4::text', payload: '$5::jsonb' });
+/** Several events of one run in one statement, in the order given: $1 event ids, $2 account, $3 run, $4 types, $5 payloads (JSON text). */
+export const INSERT_EVENTS = eventInsertSql({ eventId: 'e.event_id', account: '$2::text', run: '$3::text', type: 'e.type', payload: 'e.payload::jsonb' },
+  '(SELECT * FROM unnest($1::text[], $4::text[], $5::text[]) WITH ORDINALITY AS u(event_id, type, payload, i) ORDER BY u.i) e');
 /** $1 event id, $2 account, $3 run, $4 URL, $5 headers. */
 export const INSERT_DELIVERY = deliveryInsertSql({ eventId: '$1::text', account: '$2::text', run: '$3::text', url: '$4::text', headers: '$5::jsonb' });
 

@@ -1,7 +1,8 @@
 /**
  * The SQL of the queue. pg-boss owns its tables; we write them through its public API (send) everywhere
- * but one place: the job row a run's creation inserts inside its own statement (jobInsertSql), which saves
- * the request path a round trip (bench row a). That row is tied to pg-boss's `job` columns, so the queue
+ * but here: the job row a run's creation inserts inside its own statement (jobInsertSql), which saves the
+ * request path a round trip (bench row a), and a fan-out's node jobs (JobQueue.enqueueNodes) in one
+ * statement; and the deletion of waiting jobs whose nodes ended without them (DROP_NODE_JOBS). That row is tied to pg-boss's `job` columns, so the queue
  * checks them at start (JOB_COLUMNS, JobQueue.start) and refuses to start on any change: an upgrade of
  * pg-boss fails loudly there, not as lost or malformed jobs.
  */
@@ -35,6 +36,9 @@ export function jobInsertSql(gate: string, queue: string, data: string, priority
     FROM ${gate} CROSS JOIN ${BOSS_SCHEMA}.queue q
    WHERE q.name = ${queue}`;
 }
+
+/** Waiting (not yet fetched) jobs of queue $1 for nodes $3 of workflow run $2 (JobQueue.dropNodeJobs). */
+export const DROP_NODE_JOBS = `DELETE FROM ${BOSS_SCHEMA}.job WHERE name = $1 AND state IN ('created', 'retry') AND data->>'runId' = $2 AND data->>'nodeId' = ANY($3::text[])`;
 
 /** The account's other live runs (uses runs_live_by_account), and the run's own priority level. $1 run. */
 export const LIVE_AHEAD = `SELECT count(*)::int AS n, (SELECT priority FROM runs WHERE id = $1)::int AS level FROM runs

@@ -2,7 +2,7 @@ import PgBoss from 'pg-boss';
 import type { Queryable } from '../db/pool.js';
 import { CHANNELS, notify, type Notifier } from '../db/notifier.js';
 import { overAccountLimit, priorityFor } from './fairness.js';
-import { BOSS_SCHEMA, EXPECTED_JOB_COLUMNS, JOB_COLUMNS, jobInsertSql } from './queries.js';
+import { BOSS_SCHEMA, DROP_NODE_JOBS, EXPECTED_JOB_COLUMNS, JOB_COLUMNS, jobInsertSql } from './queries.js';
 
 export const RUN_QUEUE = 'run';
 
@@ -79,6 +79,29 @@ export class JobQueue {
       ...(opts.startAfterSeconds ? { startAfter: opts.startAfterSeconds } : {}),
     });
     await notify(tx, CHANNELS.jobs);
+  }
+
+  /**
+   * Jobs for several nodes of one workflow run, in one statement of the caller's transaction (an advance
+   * that makes many nodes ready at once: a fan-out), rather than one send() and one priority query each.
+   * Each is the row enqueueRun would write for `{ runId, kind: 'workflow', nodeId }` with the run's
+   * priority, in the order given (created_on ties are ordered by id, so order within the batch is not promised).
+   */
+  async enqueueNodes(tx: Queryable, runId: string, nodes: Array<{ nodeId: string; expireInSeconds: number }>): Promise<void> {
+    if (nodes.length === 0) return;
+    const priority = await priorityFor(tx, runId);
+    const sql = jobInsertSql('unnest($1::text[], $2::int[]) AS g(node_id, expire)', '$3',
+      `jsonb_build_object('runId', $4::text, 'kind', 'workflow', 'nodeId', g.node_id)`, '$5::int', 'g.expire');
+    await tx.query(sql, [nodes.map((n) => n.nodeId), nodes.map((n) => Math.max(30, n.expireInSeconds)), RUN_QUEUE, runId, priority]);
+    await notify(tx, CHANNELS.jobs);
+  }
+
+  /**
+   * Deletes the waiting jobs of some ended nodes of a run (their work was done without them: a worker took
+   * the nodes with another node's settle, workflows/executor.ts). Only jobs no worker has fetched yet.
+   */
+  async dropNodeJobs(db: Queryable, runId: string, nodeIds: string[]): Promise<void> {
+    await db.query(DROP_NODE_JOBS, [RUN_QUEUE, runId, nodeIds]);
   }
 
   /**

@@ -3,7 +3,7 @@ import type { PoolClient } from 'pg';
 import { isConnectionError, type Db, type Queryable } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
 import { release } from '../ledger/ledger.js';
-import { announceEvent, eventRow, recordEvent } from '../events/outbox.js';
+import { announceEvent, eventRow, recordEvent, recordEvents } from '../events/outbox.js';
 import { runEndEvent } from '../events/runEnd.js';
 import { OutputDeltas } from '../events/outputDeltas.js';
 import type { Catalog } from '../catalog/catalog.js';
@@ -18,11 +18,12 @@ import type { RunObserver } from '../runs/observer.js';
 import { mapFileRefs } from './inputs.js';
 import { allEnded, chargeReadyNode, hasFiles, nextStep, prepareNode } from './readyNode.js';
 import type { GraphNode } from './types.js';
+import type { ModeDef } from '../catalog/types.js';
 import * as q from './queries.js';
 import * as nodeSql from '../runs/queries/nodes.js';
 import * as runSql from '../runs/queries/workflowRuns.js';
 import { runPlan, type RunPlan } from './runPlan.js';
-import { cachedOutput, fileShas, usableOutput } from './nodeCache.js';
+import { cachedOutput, cachedOutputs, fileShas, usableOutput } from './nodeCache.js';
 import { annotate, inSpan } from '../tracing/tracing.js';
 import { countOf, preparedRowOf, rowOf, rowsOf } from '../db/typed.js';
 
@@ -37,6 +38,19 @@ interface LeaseCandidate extends NextNode {
   price: bigint;
 }
 
+/** A ready node an advance starts with others it found at once (WorkflowExecutor.startReady), prepared (readyNode.ts prepareNode). */
+interface ReadyForQueue {
+  node: GraphNode;
+  state: NodeState;
+  mode: ModeDef;
+  withRefs: Record<string, unknown>;
+  input: Record<string, unknown>;
+  key: string;
+}
+
+/** How an advance ends a node that never ran on a worker (WorkflowExecutor.advanceIn's `end`). */
+type EndNode = (node: GraphNode, state: NodeState, status: 'COMPLETED' | 'FAILED' | 'SKIPPED', x: EndDetails) => Promise<void>;
+
 /** A node's state as an advance decides on it, and what it holds. */
 interface NodeState {
   status: string;
@@ -49,13 +63,20 @@ type NodeTask = nodeSql.NodeTaskRow;
 /** A ready node an advance leased to this worker to run next (runs/queries/nodes.ts claimNodeSql 'leased'), with the input it validated. */
 interface NextNode {
   nodeId: string;
-  input: Record<string, unknown>;
+  /** The input the advance that leased it validated; none for a node taken from the queue (runNode validates it). */
+  input?: Record<string, unknown>;
+  /** The node as its start answered it, when that start went with the commit that leased it (WorkflowExecutor.startWithCommit). */
+  task?: NodeTask;
+  /** Taken from the queue with a settle's commit (a fan-out's sibling), its own job left queued (WorkflowExecutor.dropJobsOf). */
+  sibling?: boolean;
 }
 
 /** What an advance did: the nodes it queued for any worker, and the one it leased to this worker. */
 interface Advanced {
   queued: string[];
   next?: NextNode;
+  /** Some node of the run is still QUEUED as the advance leaves it (a fan-out's siblings: startWithCommit). */
+  queuedLeft?: boolean;
 }
 
 /** How a node that never ran on a worker ended (endNode). */
@@ -127,15 +148,36 @@ export class WorkflowExecutor {
   }
 
   /** Advances a run in its own transaction; `claimNext`: lease the first node it finds ready to this worker rather than queue it. */
-  private advance(runId: string, claimNext: boolean): Promise<Advanced> {
-    return this.db.tx(async (tx) => {
+  private async advance(runId: string, claimNext: boolean): Promise<Advanced> {
+    const done = await this.db.txThen(async (tx) => {
       const plan = await this.planOf(tx, runId);
       if (!plan) return { queued: [] };
       const run = await rowOf<{ status: string }>(tx, runSql.LOCK_RUN, [runId]);
       if (!run) return { queued: [] };
       const states = new Map<string, NodeState>((await rowsOf<nodeSql.NodeStateRow>(tx, nodeSql.NODE_STATES, [runId])).map((r) => [r.node_id, { status: r.status, held: r.reserved_microcredits }]));
       return this.advanceIn(tx, plan, run.status, states, new Map(), claimNext);
-    });
+    }, (advanced: Advanced) => this.startWithCommit(runId, advanced));
+    return { ...done.result, next: this.started(done.result.next, done.then) };
+  }
+
+  /**
+   * What an advance sends with its COMMIT (Db.txThen), so the node this worker runs next starts in the round
+   * trip that commits its predecessor's end rather than one after it: the start of the node it leased here,
+   * or, when it leased none and nodes of the run wait in the queue (a fan-out), the take of one of them (a
+   * sibling of the node just settled: no job fetch, no queue hop). Nothing while this worker is stopping.
+   */
+  private startWithCommit(runId: string, advanced: Advanced | undefined): string | undefined {
+    if (!advanced || !this.tasks.accepting) return undefined;
+    if (advanced.next) return nodeSql.startNodeLiteral(runId, advanced.next.nodeId, this.workerId);
+    return advanced.queuedLeft ? nodeSql.takeQueuedNodeLiteral(runId, this.workerId, this.opts.leaseSeconds) : undefined;
+  }
+
+  /** The node to run next with its start's (or take's) answer; undefined if there is none, or it was canceled or taken meanwhile. */
+  private started(next: NextNode | undefined, start: { rows: nodeSql.NodeTaskRow[] } | undefined): NextNode | undefined {
+    const task = start?.rows[0];
+    if (!next) return task && { nodeId: task.node_id, task, sibling: true };
+    if (!start) return next;
+    return task ? { ...next, task } : undefined;
   }
 
   /**
@@ -153,8 +195,17 @@ export class WorkflowExecutor {
       await this.event(tx, plan, 'run.started', { status: 'RUNNING', totalNodes: plan.modelNodes.length });
     }
     const statuses = new Map<string, string>([...states].map(([id, s]) => [id, s.status]));
-    const end = async (node: GraphNode, state: NodeState, status: 'COMPLETED' | 'FAILED' | 'SKIPPED', x: EndDetails) => {
-      await this.endNode(tx, plan, node, state.held, status, x);
+    // Nodes served from the cache are ended together (endCached): a cached re-run's nodes cost one lookup each, not three statements.
+    const cached: Array<{ node: GraphNode; held: bigint; x: EndDetails }> = [];
+    const flush = async () => {
+      if (cached.length) await this.endCached(tx, plan, cached.splice(0));
+    };
+    const end: EndNode = async (node, state, status, x) => {
+      if (status === 'COMPLETED' && x.cached) cached.push({ node, held: state.held, x });
+      else {
+        await flush(); // its event after theirs
+        await this.endNode(tx, plan, node, state.held, status, x);
+      }
       state.status = status;
       state.held = 0n;
       statuses.set(node.id, status);
@@ -163,6 +214,10 @@ export class WorkflowExecutor {
     // Repeat until nothing changes: cache hits and skips can make further nodes ready at once.
     for (let changed = true; changed;) {
       changed = false;
+      // Ready nodes dealt with together once the pass has found them all (startReady below): all but the
+      // first this worker may lease, which is looked up in the cache and leased at once.
+      const ready: ReadyForQueue[] = [];
+      let first = true;
       for (const node of plan.modelNodes) {
         const state = states.get(node.id);
         const step = nextStep(plan.graph, statuses, node.id, plan.preds);
@@ -181,7 +236,8 @@ export class WorkflowExecutor {
         }
         const { mode, withRefs, input, key } = prepared;
         let hit: Record<string, unknown> | undefined;
-        const leaseHere = claimNext && !advanced.next;
+        const leaseHere = claimNext && !advanced.next && first;
+        if (leaseHere) first = false;
         if (leaseHere && prepared.price === state.held) {
           // The node this worker runs next, its hold already its price: cache lookup and claim in one statement.
           const r = (await preparedRowOf<q.LeaseOrCachedRow>(tx, 'atelier_claim_ready_node', q.LEASE_READY_NODE_UNLESS_CACHED,
@@ -193,37 +249,79 @@ export class WorkflowExecutor {
             continue;
           }
           hit = r.cached ? await usableOutput(tx, r.cached) : undefined;
-        } else {
+        } else if (leaseHere) {
           hit = await cachedOutput(tx, plan.accountId, key);
+        } else {
+          // Looked up in the cache, charged and leased or queued with the other nodes this pass finds ready.
+          ready.push({ node, state, mode, withRefs, input, key });
+          continue;
         }
         if (hit) {
           await end(node, state, 'COMPLETED', { output: hit, cached: true, input: withRefs, cacheKey: key });
           outputs.set(node.id, hit);
           continue;
         }
-        // Charged the price of the input it actually runs with, held before it is queued (readyNode.ts chargeReadyNode).
+        // Charged the price of the input it actually runs with, held before it runs (readyNode.ts chargeReadyNode).
         const charge = await chargeReadyNode(tx, { accountId: plan.accountId, runId, nodeId: node.id, held: state.held, mode, input });
         if (!charge.ok) {
           await end(node, state, 'FAILED', { error: charge.message, errorCode: charge.code, input: withRefs, cacheKey: key });
           continue;
         }
         state.held = charge.price;
-        if (leaseHere) {
-          await tx.query(nodeSql.LEASE_READY_NODE, [runId, node.id, withRefs, key, charge.price, this.workerId, this.opts.leaseSeconds]);
-          state.status = 'RUNNING';
-          advanced.next = { nodeId: node.id, input };
-        } else {
-          await tx.query(nodeSql.QUEUE_NODE, [runId, node.id, withRefs, key, charge.price]);
-          state.status = 'QUEUED';
-          await this.queue.enqueueRun(tx, { runId, kind: 'workflow', nodeId: node.id }, 120 + (mode.timeoutSeconds ?? 600));
-          advanced.queued.push(node.id);
-        }
+        await tx.query(nodeSql.LEASE_READY_NODE, [runId, node.id, withRefs, key, charge.price, this.workerId, this.opts.leaseSeconds]);
+        state.status = 'RUNNING';
         statuses.set(node.id, state.status);
+        advanced.next = { nodeId: node.id, input };
       }
+      if (ready.length) await this.startReady(tx, plan, ready, statuses, end, outputs, claimNext, advanced);
     }
 
+    await flush();
     if (allEnded(statuses.values())) await this.finishRun(tx, plan);
+    else advanced.queuedLeft = [...statuses.values()].includes('QUEUED');
     return advanced;
+  }
+
+  /**
+   * The ready nodes one pass of an advance found after the first (a fan-out's): one cache lookup for all of
+   * them, then each hit ends served from the cache, each miss is charged its price (readyNode.ts
+   * chargeReadyNode), the first leased to this worker if it takes one (`claimNext`) and has none yet, and the
+   * rest queued in two statements, their rows and their jobs, whatever their number.
+   */
+  private async startReady(tx: PoolClient, plan: RunPlan, ready: ReadyForQueue[], statuses: Map<string, string>, end: EndNode, outputs: Map<string, Record<string, unknown>>, claimNext: boolean, advanced: Advanced): Promise<void> {
+    const hits = await cachedOutputs(tx, plan.accountId, [...new Set(ready.map((r) => r.key))]);
+    const queued: Array<ReadyForQueue & { price: bigint }> = [];
+    for (const r of ready) {
+      const hit = hits.get(r.key);
+      if (hit) {
+        await end(r.node, r.state, 'COMPLETED', { output: hit, cached: true, input: r.withRefs, cacheKey: r.key });
+        outputs.set(r.node.id, hit);
+        continue;
+      }
+      const charge = await chargeReadyNode(tx, { accountId: plan.accountId, runId: plan.runId, nodeId: r.node.id, held: r.state.held, mode: r.mode, input: r.input });
+      if (!charge.ok) {
+        await end(r.node, r.state, 'FAILED', { error: charge.message, errorCode: charge.code, input: r.withRefs, cacheKey: r.key });
+        continue;
+      }
+      if (claimNext && !advanced.next) {
+        await tx.query(nodeSql.LEASE_READY_NODE, [plan.runId, r.node.id, r.withRefs, r.key, charge.price, this.workerId, this.opts.leaseSeconds]);
+        r.state.status = 'RUNNING';
+        r.state.held = charge.price;
+        statuses.set(r.node.id, 'RUNNING');
+        advanced.next = { nodeId: r.node.id, input: r.input };
+        continue;
+      }
+      queued.push({ ...r, price: charge.price });
+    }
+    if (queued.length === 0) return;
+    await tx.query(nodeSql.QUEUE_NODES, [plan.runId, queued.map((r) => r.node.id), queued.map((r) => JSON.stringify(r.withRefs)), queued.map((r) => r.key), queued.map((r) => r.price)]);
+    await this.queue.enqueueNodes(tx, plan.runId, queued.map((r) => ({ nodeId: r.node.id, expireInSeconds: 120 + (r.mode.timeoutSeconds ?? 600) })));
+    for (const r of queued) {
+      r.state.status = 'QUEUED';
+      r.state.held = r.price;
+      statuses.set(r.node.id, 'QUEUED');
+    }
+    advanced.queued.push(...queued.map((r) => r.node.id));
   }
 
   private ownUrl(fileId: string): string {
@@ -243,6 +341,20 @@ export class WorkflowExecutor {
     } else if (status === 'FAILED') {
       await this.event(tx, plan, 'node.failed', { nodeId: node.id, nodeType: node.type, status: 'FAILED' }, x.error);
     }
+  }
+
+  /** endNode for nodes served from the cache, in one statement for the rows and one for the events (in their order). */
+  private async endCached(tx: PoolClient, plan: RunPlan, ends: Array<{ node: GraphNode; held: bigint; x: EndDetails }>): Promise<void> {
+    const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
+    await tx.query(nodeSql.END_CACHED_NODES, [plan.runId, ends.map((e) => e.node.id), ends.map((e) => json(e.x.output)), ends.map((e) => json(e.x.input)), ends.map((e) => e.x.cacheKey ?? null)]);
+    // Cached nodes cost nothing: each one's hold is released, one ledger row each as endNode writes.
+    for (const e of ends) await release(tx, plan.accountId, e.held, plan.runId, `node ${e.node.id} served from cache`);
+    const events = [];
+    for (const e of ends) {
+      const data = { nodeId: e.node.id, nodeType: e.node.type, status: 'COMPLETED', cached: true, output: (await renderOutput(this.files, e.x.output as never, tx)).output };
+      events.push({ accountId: plan.accountId, runId: plan.runId, workflowId: plan.workflowId, type: 'node.completed' as const, data, error: null, webhook: plan.webhook });
+    }
+    await recordEvents(tx, events);
   }
 
   private async finishRun(tx: PoolClient, plan: RunPlan): Promise<void> {
@@ -289,14 +401,31 @@ export class WorkflowExecutor {
    * not start because it is stopping is handed back to the queue.
    */
   private async runFrom(runId: string, nodeId: string, leased?: NextNode): Promise<void> {
-    for (let next: NextNode | undefined = leased, id: string | undefined = nodeId; id;) {
-      if (next && !this.tasks.accepting) {
-        await this.handBack(runId, id);
-        return;
+    // Siblings taken here and settled: their jobs, still queued, would only find them ended (dropJobsOf).
+    const ended: string[] = [];
+    try {
+      for (let next: NextNode | undefined = leased, id: string | undefined = nodeId; id;) {
+        if (next && !this.tasks.accepting) {
+          await this.handBack(runId, id);
+          return;
+        }
+        const r = await this.runNode(runId, id, next);
+        if (r.settled && next?.sibling) ended.push(id);
+        next = r.next;
+        id = next?.nodeId;
       }
-      next = await this.runNode(runId, id, next);
-      id = next?.nodeId;
+    } finally {
+      if (ended.length) this.dropJobsOf(runId, ended);
     }
+  }
+
+  /**
+   * Deletes the queued jobs of nodes that ended (siblings this worker took without their job), after the
+   * fact and off the run's path: each would otherwise be fetched, checked and completed for nothing, ahead
+   * of the jobs queued after it. A job already fetched is left alone; one that is missed does no harm.
+   */
+  private dropJobsOf(runId: string, nodeIds: string[]): void {
+    this.queue.dropNodeJobs(this.db, runId, nodeIds).catch((err) => this.log.warn({ runId, err }, 'dropping the jobs of nodes taken without them failed; they will find the nodes ended'));
   }
 
   /**
@@ -304,15 +433,15 @@ export class WorkflowExecutor {
    * shared leased-task loop, and a settle that advances the run in the same transaction. Returns the node
    * that advance leased to this worker, if any.
    */
-  private async runNode(runId: string, nodeId: string, leased?: NextNode): Promise<NextNode | undefined> {
+  private async runNode(runId: string, nodeId: string, leased?: NextNode): Promise<{ settled: boolean; next?: NextNode }> {
     const plan = await this.planOf(this.db, runId);
-    if (!plan) return undefined;
-    const task: NodeTask | undefined = leased
+    if (!plan) return { settled: false };
+    const task: NodeTask | undefined = leased?.task ?? (leased
       ? await preparedRowOf<nodeSql.NodeTaskRow>(this.db, 'atelier_start_node', nodeSql.START_NODE, [runId, nodeId, this.workerId])
-      : await rowOf<nodeSql.NodeTaskRow>(this.db, nodeSql.TAKE_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds]);
-    if (!task) return undefined; // canceled, ended, or held by a live worker
+      : await rowOf<nodeSql.NodeTaskRow>(this.db, nodeSql.TAKE_NODE, [runId, nodeId, this.workerId, this.opts.leaseSeconds]));
+    if (!task) return { settled: false }; // canceled, ended, or held by a live worker
     if (task.attempts > MAX_NODE_ATTEMPTS) {
-      return (await this.settle(plan, task, { status: 'FAILED', error: `the node stopped its worker ${task.attempts - 1} times and was given up`, errorCode: null })).next;
+      return this.settle(plan, task, { status: 'FAILED', error: `the node stopped its worker ${task.attempts - 1} times and was given up`, errorCode: null });
     }
     let next: NextNode | undefined;
     // A routed model's node learns here which route served it, or why each failed (execution/routing.ts).
@@ -347,7 +476,7 @@ export class WorkflowExecutor {
       settleFailure: (error, errorCode) => settleWith({ status: 'FAILED', error, errorCode, route }),
       handBack: () => this.handBack(runId, nodeId),
     }), { parent: plan.traceParent });
-    return settled ? next : undefined;
+    return settled ? { settled, next } : { settled };
   }
 
   /** Gives a node this worker holds back to the queue on shutdown (not a crash: the attempt does not count). */
@@ -369,10 +498,15 @@ export class WorkflowExecutor {
     // The run is locked by a statement sent with BEGIN, in one round trip, unless there are files to store
     // first: the run stays unlocked while they are written (the other branches' settles would wait on it).
     const lockWithBegin = end.status === 'FAILED' || !EngineRunner.writesFiles(end.outputs);
-    const settleIn = (advance: boolean) => this.db.tx(
-      (tx, first) => this.settleIn(tx, plan, task, end, advance, first?.rows[0]?.status),
-      lockWithBegin ? { first: runSql.lockRunLiteral(plan.runId) } : {},
-    );
+    // The node it leased here starts with its COMMIT (startWithCommit).
+    const settleIn = async (advance: boolean) => {
+      const r = await this.db.txThen(
+        (tx, first) => this.settleIn(tx, plan, task, end, advance, first?.rows[0]?.status),
+        (s) => this.startWithCommit(plan.runId, s?.advanced),
+        lockWithBegin ? { first: runSql.lockRunLiteral(plan.runId) } : {},
+      );
+      return r.result && { ...r.result, advanced: { ...r.result.advanced, next: this.started(r.result.advanced.next, r.then) } };
+    };
     let done: { row: SettledNode; advanced: Advanced } | undefined;
     try {
       done = await settleIn(true);

@@ -24,6 +24,17 @@ export async function cachedOutput(tx: Queryable, accountId: string, key: string
   return hit ? usableOutput(tx, hit.output) : undefined;
 }
 
+/** cachedOutput for several keys at once (one query): the usable outputs found, by key. */
+export async function cachedOutputs(tx: Queryable, accountId: string, keys: string[]): Promise<Map<string, Record<string, unknown>>> {
+  const found = new Map<string, Record<string, unknown>>();
+  if (keys.length === 0) return found;
+  for (const hit of await rowsOf<{ cache_key: string; output: Record<string, unknown> }>(tx, q.CACHE_LOOKUP_MANY, [accountId, keys])) {
+    const usable = await usableOutput(tx, hit.output);
+    if (usable) found.set(hit.cache_key, usable);
+  }
+  return found;
+}
+
 /** A cached output found by a lookup of the caller's own, if it is usable (cachedOutput). */
 export async function usableOutput(tx: Queryable, output: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
   const ids: string[] = [];

@@ -120,6 +120,8 @@ export function cacheStoreSql(e: { account: string; key: string; nodeType: strin
   ON CONFLICT (account_id, cache_key) DO UPDATE SET output = EXCLUDED.output, workflow_id = EXCLUDED.workflow_id, source_run_id = EXCLUDED.source_run_id, created_at = now()`;
 }
 export const CACHE_LOOKUP = cacheLookupSql('$1::text', '$2::text');
+/** CACHE_LOOKUP for several keys ($2) at once, answering each entry found with its key. */
+export const CACHE_LOOKUP_MANY = `SELECT cache_key, output FROM node_cache WHERE account_id = $1::text AND cache_key = ANY($2::text[])`;
 export const CACHE_STORE = cacheStoreSql({ account: '$1::text', key: '$2::text', nodeType: '$3::text', output: '$4::jsonb', workflow: '$5::text', run: '$6::text' });
 
 

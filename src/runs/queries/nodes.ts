@@ -4,6 +4,8 @@
  * that workflows/queries.ts embeds in its one-statement settle (SETTLE_NODE).
  */
 
+import pg from 'pg';
+
 /** A row of node_runs as `SELECT *` answers it (int8 columns are bigint: db/pool.ts sets that parser). */
 export interface NodeRunRow {
   run_id: string;
@@ -89,12 +91,14 @@ export interface NodeClaimParams {
   input?: string;
   key?: string;
   price?: string;
+  /** 'taken': commit without waiting for the WAL flush (a sibling's take whose job stays queued: takeQueuedNodeLiteral). */
+  nowait?: boolean;
 }
 
 /**
  * The one way a workflow node is started: every statement that queues a node or leases it to a worker is
  * this function, by `how`:
- * - `queued`: a ready (PENDING) node for the queue, held at its price with the input it runs with and its
+ * - `queued`: ready (PENDING) nodes for the queue (`from` names them: several at once), held at its price with the input it runs with and its
  *   cache key; the run is stamped, its job is in flight from now (runs/queries.ts STALE_QUEUED_NODES counts
  *   from there);
  * - `leased`: a ready (PENDING) node leased to the worker that made it ready, which runs it next at once
@@ -111,8 +115,9 @@ export function claimNodeSql(how: 'queued' | 'leased' | 'started' | 'taken', p: 
   switch (how) {
     case 'queued':
       return `WITH stamp AS (UPDATE runs SET enqueued_at = now() WHERE id = ${p.run})
-  UPDATE node_runs SET status = 'QUEUED', input = ${p.input}, cache_key = ${p.key}, reserved_microcredits = ${p.price}, priced_microcredits = ${p.price}
-  WHERE run_id = ${p.run} AND node_id = ${p.node}`;
+  UPDATE node_runs c SET status = 'QUEUED', input = ${p.input}, cache_key = ${p.key}, reserved_microcredits = ${p.price}, priced_microcredits = ${p.price}${from ? `
+    FROM ${from}` : ''}
+  WHERE c.run_id = ${p.run} AND c.node_id = ${p.node} AND c.status = 'PENDING'`;
     case 'leased':
       return `UPDATE node_runs c SET status = 'RUNNING', input = ${p.input}, cache_key = ${p.key}, reserved_microcredits = ${p.price}, priced_microcredits = ${p.price},
          attempts = c.attempts + 1, lease_owner = ${p.worker}, lease_expires_at = now() + make_interval(secs => ${p.seconds})${from ? `
@@ -125,9 +130,10 @@ UPDATE node_runs nr SET started_at = COALESCE(nr.started_at, now())
   WHERE nr.run_id = ${p.run} AND nr.node_id = ${p.node} AND nr.status = 'RUNNING' AND nr.lease_owner = ${p.worker}
   RETURNING ${TASK_COLUMNS}`;
     case 'taken':
-      return `UPDATE node_runs nr SET status = 'RUNNING', attempts = nr.attempts + 1, started_at = COALESCE(nr.started_at, now()),
+      return `${p.nowait ? `WITH nowait AS (SELECT set_config('synchronous_commit', 'off', true))
+` : ''}UPDATE node_runs nr SET status = 'RUNNING', attempts = nr.attempts + 1, started_at = COALESCE(nr.started_at, now()),
         lease_owner = ${p.worker}, lease_expires_at = now() + make_interval(secs => ${p.seconds})
-   FROM runs r
+   FROM runs r${p.nowait ? ', nowait' : ''}
   WHERE nr.run_id = ${p.run} AND nr.node_id = ${p.node} AND r.id = nr.run_id AND r.status = 'RUNNING'
     AND (nr.status = 'QUEUED' OR (nr.status = 'RUNNING' AND nr.lease_expires_at < now()))
   RETURNING ${TASK_COLUMNS}`;
@@ -137,7 +143,30 @@ UPDATE node_runs nr SET started_at = COALESCE(nr.started_at, now())
 /** The claims the executor sends as they are: $1 run, $2 node; then as each names them. */
 export const TAKE_NODE = claimNodeSql('taken', { run: '$1', node: '$2', worker: '$3', seconds: '$4' });
 export const START_NODE = claimNodeSql('started', { run: '$1', node: '$2', worker: '$3' });
-export const QUEUE_NODE = claimNodeSql('queued', { run: '$1', node: '$2', input: '$3', key: '$4', price: '$5' });
+/**
+ * TAKE_NODE for whichever node of the run is still QUEUED (the first by id, skipping any another worker is
+ * taking), its values as literals: what a worker whose settle leased it nothing sends with that settle's
+ * COMMIT (db/pool.ts Db.txThen), to run a sibling of the node it finished (a fan-out) without a queue hop.
+ * The sibling's job stays queued and finds it taken (TAKE_NODE answers nothing for a live lease). It
+ * commits without waiting for the WAL flush, as 'started' does: a crash that loses the take leaves the node
+ * QUEUED with its job still queued (a job is dropped only after its node ended, a later, flushed commit),
+ * and a settle of the lost take is refused by its guard (state and lease), so the node runs again, charged once.
+ */
+export function takeQueuedNodeLiteral(runId: string, worker: string, seconds: number): string {
+  const run = pg.escapeLiteral(runId);
+  return claimNodeSql('taken', {
+    run, worker: pg.escapeLiteral(worker), seconds: String(Math.trunc(seconds)), nowait: true,
+    node: `(SELECT node_id FROM node_runs WHERE run_id = ${run} AND status = 'QUEUED' ORDER BY node_id LIMIT 1 FOR UPDATE SKIP LOCKED)`,
+  });
+}
+
+/** START_NODE with its values as literals: the statement a settle or advance sends with its COMMIT (db/pool.ts Db.txThen). */
+export function startNodeLiteral(runId: string, nodeId: string, worker: string): string {
+  return claimNodeSql('started', { run: pg.escapeLiteral(runId), node: pg.escapeLiteral(nodeId), worker: pg.escapeLiteral(worker) });
+}
+/** Queues the ready nodes of run $1 an advance found at once (a fan-out's): $2 node ids, $3 inputs (JSON text), $4 cache keys, $5 prices. */
+export const QUEUE_NODES = claimNodeSql('queued', { run: '$1', node: 'b.node_id', input: 'b.input::jsonb', key: 'b.key', price: 'b.price' },
+  'unnest($2::text[], $3::text[], $4::text[], $5::bigint[]) AS b(node_id, input, key, price)');
 export const LEASE_READY_NODE = claimNodeSql('leased', { run: '$1::text', node: '$2::text', input: '$3::jsonb', key: '$4::text', price: '$5::bigint', worker: '$6::text', seconds: '$7::int' });
 
 export const HEARTBEAT_NODE = `UPDATE node_runs SET lease_expires_at = now() + make_interval(secs => $4)
@@ -177,6 +206,15 @@ export function settleNodeCtes(p: { run: string; node: string; status: string; o
  */
 export const END_NODE = `UPDATE node_runs SET status = $3, error = $4, output = $5, cached = $6, input = COALESCE($7, input), cache_key = COALESCE($8, cache_key),
          reserved_microcredits = 0, error_code = $9, started_at = COALESCE(started_at, now()), finished_at = now() WHERE run_id = $1 AND node_id = $2`;
+
+/**
+ * END_NODE for nodes of run $1 served from the cache, several at once: $2 node ids, $3 outputs, $4 inputs
+ * (JSON text), $5 cache keys. Their holds are released by the caller.
+ */
+export const END_CACHED_NODES = `UPDATE node_runs n SET status = 'COMPLETED', error = NULL, output = b.output::jsonb, cached = true, input = COALESCE(b.input::jsonb, n.input),
+         cache_key = COALESCE(b.key, n.cache_key), reserved_microcredits = 0, error_code = NULL, started_at = COALESCE(n.started_at, now()), finished_at = now()
+    FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS b(node_id, output, input, key)
+   WHERE n.run_id = $1 AND n.node_id = b.node_id`;
 
 /** Cancels a run's unfinished nodes, answering each with the status it had and what it held. */
 export const CANCEL_NODES = `UPDATE node_runs n SET status = 'CANCELED', finished_at = now(), lease_owner = NULL, reserved_microcredits = 0

@@ -3,13 +3,13 @@
 // lease of workflows/queries.ts embed that same function's text. Pure: the SQL text only.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { claimNodeSql, LEASE_READY_NODE, QUEUE_NODE, START_NODE, TAKE_NODE } from '../../../../src/runs/queries/nodes.js';
+import { claimNodeSql, LEASE_READY_NODE, QUEUE_NODES, START_NODE, TAKE_NODE } from '../../../../src/runs/queries/nodes.js';
 import { LEASE_READY_NODE_UNLESS_CACHED, SETTLE_NODE } from '../../../../src/workflows/queries.js';
 
 const flat = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 test('each way of starting a node moves it only from the states it may start from', () => {
-  assert.match(flat(QUEUE_NODE), /SET status = 'QUEUED'.*WHERE run_id = \$1 AND node_id = \$2$/);
+  assert.match(flat(QUEUE_NODES), /SET status = 'QUEUED'.*WHERE c\.run_id = \$1 AND c\.node_id = b\.node_id AND c\.status = 'PENDING'$/);
   assert.match(flat(LEASE_READY_NODE), /c\.status = 'PENDING'/);
   assert.match(flat(TAKE_NODE), /nr\.status = 'QUEUED' OR \(nr\.status = 'RUNNING' AND nr\.lease_expires_at < now\(\)\)/);
   assert.match(flat(START_NODE), /nr\.status = 'RUNNING' AND nr\.lease_owner = \$3/);
