@@ -50,7 +50,7 @@ const report: Report = { startedAt, finishedAt: '', command: `npm run bench${arg
 const scenarios: Array<[string, string, () => Promise<Row[]>]> = [
   ['a', 'authenticated GET /v1/models vs the same bytes from bare Fastify; GET /v1/credits/balance vs hello-world', () => httpModels(pg, { seconds, rounds: 2, connections: 32 })],
   ['b', 'run creation rate and enqueue→RUNNING latency', () => runCreate(pg, { seconds, connections: 20, paced: [20, 200] })],
-  ['overhead', 'gateway overhead: Prefer: wait runs through Atelier vs the same calls to a fake provider answering in 20 ms', () => gatewayOverhead(pg, { answerMs: 20, paced: value('overhead-rate', 200), seconds, saturationClients: 64 })],
+  ['overhead', 'gateway overhead: Prefer: wait runs through Atelier vs the same calls to a fake provider answering in 20 ms', () => gatewayOverhead(pg, { answerMs: 20, paced: [50, value('overhead-rate', 200)], seconds, saturationClients: 64 })],
   ['c', '100-node chain workflow: overhead and cached re-run', () => chainWorkflow(pg)],
   ['d', 'webhook deliveries/s and event→first-attempt latency', () => webhooks(pg, { backlog: 3000, pacedRuns: 100 })],
   ['e', `fuzzing, ${fuzzCases} cases`, () => fuzz(pg, { cases: fuzzCases, seed: fuzzSeed })],
