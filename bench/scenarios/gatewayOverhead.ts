@@ -5,6 +5,7 @@ import { startService, type BenchService } from '../lib/service.js';
 import { percentile, round, sleep } from '../lib/stats.js';
 import { startGatedChat } from '../../test/helpers/providers/gatedChat.js';
 import { runDoctor } from '../../src/ops/doctor.js';
+import { TAIL_TRIED } from './runCreate.js';
 
 const CHAT = JSON.stringify({ model: 'gpt-5.4', messages: [{ role: 'user', content: 'hello' }] });
 
@@ -83,7 +84,7 @@ export async function gatewayOverhead(pg: BenchPostgres, opts: { answerMs: numbe
       const p = await paced(rate);
       const added = (q: number) => percentile(p.a, q) - percentile(p.d, q);
       const pacedNote = `${p.a.length} Atelier and ${p.d.length} direct requests in ${opts.seconds} s (achieved ${round(p.rate, 1)} runs/s); direct p50/p95/p99 ${round(percentile(p.d, 50), 2)}/${round(percentile(p.d, 95), 2)}/${round(percentile(p.d, 99), 2)} ms, Atelier ${round(percentile(p.a, 50), 2)}/${round(percentile(p.a, 95), 2)}/${round(percentile(p.a, 99), 2)} ms`;
-      rows.push(row({ scenario, metric: `added latency p50 at ${rate}/s (Prefer: wait, fake answering in ${opts.answerMs} ms)`, figure: added(50), unit: 'ms', baseline: percentile(p.d, 50), baselineLabel: 'direct call p50 ms', ...(rate === 200 ? { goal: '≤ 3 ms at 200/s', met: added(50) <= 3 } : {}), note: pacedNote }));
+      rows.push(row({ scenario, metric: `added latency p50 at ${rate}/s (Prefer: wait, fake answering in ${opts.answerMs} ms)`, figure: added(50), unit: 'ms', baseline: percentile(p.d, 50), baselineLabel: 'direct call p50 ms', ...(rate === 200 ? { goal: '≤ 3 ms at 200/s', met: added(50) <= 3 } : {}), note: `${rate === 200 && added(50) > 3 ? `p50 missed by ${round(added(50) - 3, 1)} ms, p99 by ${round(added(99) - 15, 1)} ms; ${TAIL_TRIED} ` : ''}${pacedNote}` }));
       rows.push(row({ scenario, metric: `added latency p95 at ${rate}/s`, figure: added(95), unit: 'ms', baseline: percentile(p.d, 95), baselineLabel: 'direct call p95 ms' }));
       rows.push(row({ scenario, metric: `added latency p99 at ${rate}/s`, figure: added(99), unit: 'ms', baseline: percentile(p.d, 99), baselineLabel: 'direct call p99 ms', ...(rate === 200 ? { goal: '≤ 15 ms at 200/s', met: added(99) <= 15 } : {}) }));
     }

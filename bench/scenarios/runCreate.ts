@@ -6,6 +6,12 @@ import { row, type Row } from '../lib/report.js';
 import { startService } from '../lib/service.js';
 import { percentile, round, sleep } from '../lib/stats.js';
 
+/**
+ * What issue 31 item 2 changed against the tail, for a missed row's note (measured with bench/tools/queueProbe.mts).
+ * Guarantees kept: fsync on, every run a row, reservation and job; fair shares and account limits checked per job.
+ */
+export const TAIL_TRIED = 'Tried: a local run gives its consumer loop back when its engine ends (its settle no longer holds the loop); the claim goes with BEGIN in one round trip; a job NOTIFY wakes one idle loop (plus one more per job found) instead of every loop (704 → 216 fetches for 120 runs with 8 loops). What remains is round trips per job on a loaded machine: fetch, fair-share check, claim, settle; at 200/s the two default loops are the ceiling.';
+
 /** The same number of connections inserting one row each, autocommitted: the database's own floor for "write one thing". */
 async function bareInsertRate(url: string, connections: number, seconds: number): Promise<number> {
   const pool = new pg.Pool({ connectionString: url, max: connections });
@@ -95,7 +101,7 @@ export async function runCreate(pgInfo: BenchPostgres, opts: { seconds: number; 
       const base = await notifyLatency(svc.databaseUrl, 200);
       const p99 = percentile(lat, 99);
       rows.push(row({ scenario: 'b. run creation', metric: `enqueue→RUNNING p50 (${rate} runs/s paced)`, figure: percentile(lat, 50), unit: 'ms', baseline: percentile(base, 50), baselineLabel: 'NOTIFY→LISTEN round trip p50 ms', goal: '≤ 10 ms', met: percentile(lat, 50) <= 10, note: lat.length < ids.length ? `${ids.length - lat.length} runs never started` : undefined }));
-      rows.push(row({ scenario: 'b. run creation', metric: `enqueue→RUNNING p99 (${rate} runs/s paced)`, figure: p99, unit: 'ms', baseline: percentile(base, 99), baselineLabel: 'NOTIFY→LISTEN round trip p99 ms', goal: '≤ 25 ms', met: p99 <= 25, note: `${ids.length} runs over ${seconds} s on one \`atelier serve\` process (all roles, default settings); max ${round(Math.max(...lat), 1)} ms; load average ${os.loadavg().map((n) => round(n, 1)).join(', ')}` }));
+      rows.push(row({ scenario: 'b. run creation', metric: `enqueue→RUNNING p99 (${rate} runs/s paced)`, figure: p99, unit: 'ms', baseline: percentile(base, 99), baselineLabel: 'NOTIFY→LISTEN round trip p99 ms', goal: '≤ 25 ms', met: p99 <= 25, note: `${p99 > 25 ? `missed by ${round(p99 - 25, 1)} ms; ${TAIL_TRIED} ` : ''}${ids.length} runs over ${seconds} s on one \`atelier serve\` process (all roles, default settings); max ${round(Math.max(...lat), 1)} ms; load average ${os.loadavg().map((n) => round(n, 1)).join(', ')}` }));
     } finally {
       await svc.stop();
     }
