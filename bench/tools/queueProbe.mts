@@ -44,7 +44,7 @@ try {
   const run = r.map((x) => Number(x.run));
   const f = (a: number[]) => `p50 ${round(percentile(a, 50), 1)} p90 ${round(percentile(a, 90), 1)} p99 ${round(percentile(a, 99), 1)} max ${round(Math.max(...a), 1)}`;
   console.log(`rate ${rate}/s × ${seconds}s ${model} env ${JSON.stringify(env)}`);
-  console.log(`  created in ${round(created)} ms, all finished in ${round(wall)} ms; service CPU ${round((c1 - c0) / wall * 100)}% of one core; load ${(await import('node:os')).loadavg().map((x) => round(x, 1))}`);
+  console.log(`  created in ${round(created)} ms, all finished in ${round(wall)} ms; service CPU ${round((c1 - c0) / wall * 100)}% of one core, ${round((c1 - c0) / ids.length, 2)} ms per run; load ${(await import('node:os')).loadavg().map((x) => round(x, 1))}`);
   console.log(`  enqueue→RUNNING ${f(claim)}`);
   console.log(`  RUNNING→ended   ${f(run)}`);
 } finally {
