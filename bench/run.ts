@@ -24,6 +24,7 @@ import { traces } from './scenarios/traces.js';
 import { firstToken } from './scenarios/firstToken.js';
 import { inflightRemote } from './scenarios/inflightRemote.js';
 import { budgetCheck } from './scenarios/budgetCheck.js';
+import { gatewayOverhead } from './scenarios/gatewayOverhead.js';
 
 const args = process.argv.slice(2);
 // `npm run bench -- --models`: the model quality and speed benchmark (bench/models.ts), on its own.
@@ -48,7 +49,8 @@ const startedAt = new Date().toISOString();
 const report: Report = { startedAt, finishedAt: '', command: `npm run bench${args.length ? ` -- ${args.join(' ')}` : ''}`, machine: machine(pg.where), rows: [], notes: [] };
 const scenarios: Array<[string, string, () => Promise<Row[]>]> = [
   ['a', 'authenticated GET /v1/models vs the same bytes from bare Fastify; GET /v1/credits/balance vs hello-world', () => httpModels(pg, { seconds, rounds: 2, connections: 32 })],
-  ['b', 'run creation rate and enqueue→RUNNING latency', () => runCreate(pg, { seconds, connections: 20, pacedPerSecond: 20 })],
+  ['b', 'run creation rate and enqueue→RUNNING latency', () => runCreate(pg, { seconds, connections: 20, paced: [20, 200] })],
+  ['overhead', 'gateway overhead: Prefer: wait runs through Atelier vs the same calls to a fake provider answering in 20 ms', () => gatewayOverhead(pg, { answerMs: 20, paced: [50, value('overhead-rate', 200)], seconds, saturationClients: 64 })],
   ['c', '100-node chain and fan-out/fan-in workflows: overhead and cached re-runs', () => chainWorkflow(pg)],
   ['d', 'webhook deliveries/s and event→first-attempt latency', () => webhooks(pg, { backlog: 3000, pacedRuns: 100 })],
   ['e', `fuzzing, ${fuzzCases} cases`, () => fuzz(pg, { cases: fuzzCases, seed: fuzzSeed })],

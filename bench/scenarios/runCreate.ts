@@ -1,9 +1,16 @@
+import os from 'node:os';
 import pg from 'pg';
 import type { BenchPostgres } from '../lib/database.js';
 import { hammer } from '../lib/load.js';
 import { row, type Row } from '../lib/report.js';
 import { startService } from '../lib/service.js';
-import { percentile, sleep } from '../lib/stats.js';
+import { percentile, round, sleep } from '../lib/stats.js';
+
+/**
+ * What issue 31 item 2 changed against the tail, for a missed row's note (measured with bench/tools/queueProbe.mts).
+ * Guarantees kept: fsync on, every run a row, reservation and job; fair shares and account limits checked per job.
+ */
+export const TAIL_TRIED = 'Tried: a local run gives its consumer loop back when its engine ends (its settle no longer holds the loop); the claim goes with BEGIN in one round trip; a job NOTIFY wakes one idle loop (plus one more per job found) instead of every loop (704 → 216 fetches for 120 runs with 8 loops). What remains is round trips per job on a loaded machine: fetch, fair-share check, claim, settle; at 200/s the two default loops are the ceiling.';
 
 /** The same number of connections inserting one row each, autocommitted: the database's own floor for "write one thing". */
 async function bareInsertRate(url: string, connections: number, seconds: number): Promise<number> {
@@ -46,7 +53,7 @@ async function notifyLatency(url: string, samples: number): Promise<number[]> {
  * transaction) on an API-only process, against bare single-row INSERTs over as many connections; then
  * enqueue→RUNNING latency of paced runs on a process with workers, against a bare NOTIFY round trip.
  */
-export async function runCreate(pgInfo: BenchPostgres, opts: { seconds: number; connections: number; pacedPerSecond: number }): Promise<Row[]> {
+export async function runCreate(pgInfo: BenchPostgres, opts: { seconds: number; connections: number; paced: number[] }): Promise<Row[]> {
   const rows: Row[] = [];
   {
     const svc = await startService(pgInfo, ['api']);
@@ -63,19 +70,25 @@ export async function runCreate(pgInfo: BenchPostgres, opts: { seconds: number; 
       await svc.stop();
     }
   }
-  {
+  for (const rate of opts.paced) {
     const svc = await startService(pgInfo, ['all']);
     try {
-      const key = (await svc.keys(1))[0]!.key;
+      // Several accounts, so the per-account concurrency limit (default 8) is not what a fast rate measures.
+      const keys = (await svc.keys(8)).map((k) => k.key);
       const ids: string[] = [];
-      const total = opts.pacedPerSecond * opts.seconds;
-      const t0 = Date.now();
+      let refused = 0;
+      const seconds = Math.min(opts.seconds, 10);
+      const total = rate * seconds;
       const pending: Array<Promise<void>> = [];
+      const post = (i: number) => fetch(`${svc.url}/v1/nodes/word_count/run`, { method: 'POST', headers: { authorization: `Bearer ${keys[i % keys.length]}`, 'content-type': 'application/json' }, body: JSON.stringify({ input: { text: `run ${i}` } }) });
+      // Warm-up (connections, JIT, the text engine's child), not counted.
+      await Promise.all(Array.from({ length: 20 }, (_, i) => post(i).then((r) => r.text())));
+      await sleep(500);
+      const t0 = performance.now();
       for (let i = 0; i < total; i++) {
-        const due = t0 + (i * 1000) / opts.pacedPerSecond;
-        if (due > Date.now()) await sleep(due - Date.now());
-        pending.push(fetch(`${svc.url}/v1/nodes/word_count/run`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ input: { text: `run ${i}` } }) })
-          .then(async (r) => { ids.push(((await r.json()) as any).runId); }));
+        const due = t0 + (i * 1000) / rate;
+        if (due - performance.now() > 1) await sleep(due - performance.now());
+        pending.push(post(i).then(async (r) => { ids.push(((await r.json()) as any).runId); }).catch(() => void refused++));
       }
       await Promise.all(pending);
       const deadline = Date.now() + 120_000;
@@ -87,8 +100,9 @@ export async function runCreate(pgInfo: BenchPostgres, opts: { seconds: number; 
         await sleep(200);
       }
       const base = await notifyLatency(svc.databaseUrl, 200);
-      rows.push(row({ scenario: 'b. run creation', metric: `enqueue→RUNNING p50 (${opts.pacedPerSecond} runs/s paced)`, figure: percentile(lat, 50), unit: 'ms', baseline: percentile(base, 50), baselineLabel: 'NOTIFY→LISTEN round trip p50 ms', goal: '≤ 10 ms', met: percentile(lat, 50) <= 10, note: lat.length < ids.length ? `${ids.length - lat.length} runs never started` : undefined }));
-      rows.push(row({ scenario: 'b. run creation', metric: 'enqueue→RUNNING p99', figure: percentile(lat, 99), unit: 'ms', baseline: percentile(base, 99), baselineLabel: 'NOTIFY→LISTEN round trip p99 ms' }));
+      const p99 = percentile(lat, 99);
+      rows.push(row({ scenario: 'b. run creation', metric: `enqueue→RUNNING p50 (${rate} runs/s paced)`, figure: percentile(lat, 50), unit: 'ms', baseline: percentile(base, 50), baselineLabel: 'NOTIFY→LISTEN round trip p50 ms', goal: '≤ 10 ms', met: percentile(lat, 50) <= 10, note: lat.length < ids.length ? `${ids.length - lat.length} runs never started` : undefined }));
+      rows.push(row({ scenario: 'b. run creation', metric: `enqueue→RUNNING p99 (${rate} runs/s paced)`, figure: p99, unit: 'ms', baseline: percentile(base, 99), baselineLabel: 'NOTIFY→LISTEN round trip p99 ms', goal: '≤ 25 ms', met: p99 <= 25, note: `${p99 > 25 ? `missed by ${round(p99 - 25, 1)} ms; ${TAIL_TRIED} ` : ''}${ids.length} runs (${refused} creates failed in transport) over ${seconds} s on one \`atelier serve\` process (all roles, default settings); max ${round(Math.max(...lat), 1)} ms; load average ${os.loadavg().map((n) => round(n, 1)).join(', ')}` }));
     } finally {
       await svc.stop();
     }

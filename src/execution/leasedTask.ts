@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { isConnectionError, retryOnConnectionLoss } from '../db/pool.js';
 import { EngineInputError, type EngineOutputs } from '../engines/types.js';
 import { endedByStop, errorCodeOf, RunFailure, type RunErrorCode } from './failure.js';
+import { releaseSlot } from './remoteLane.js';
 
 /** Why this process stopped a task's engine; the runner decides what follows from it. */
 export const ABORT = {
@@ -87,7 +88,15 @@ export class LeasedTaskRunner {
     try {
       let outputs: EngineOutputs;
       try {
-        outputs = await task.execute(ctl.signal, deadline, tmpDir);
+        try {
+          outputs = await task.execute(ctl.signal, deadline, tmpDir);
+        } finally {
+          // The engine's work is over: settling only waits on the database, so the consumer loop goes back to
+          // taking jobs now instead of after the settle's round trips (issue 31: with two loops, a local run's
+          // settle was half of each loop's time per job, and runs queued behind it). The run keeps its lease
+          // and heartbeat until settled; the CPU slots (engineRunner.ts) still bound engine work.
+          releaseSlot();
+        }
         if (ctl.signal.aborted) throw ctl.signal.reason;
       } catch (err) {
         const reason = ctl.signal.aborted ? (ctl.signal.reason as Error)?.message : undefined;

@@ -3,6 +3,7 @@ import type { Queryable } from '../db/pool.js';
 import { CHANNELS, notify, type Notifier } from '../db/notifier.js';
 import { overAccountLimit, priorityFor } from './fairness.js';
 import { BOSS_SCHEMA, DROP_NODE_JOBS, EXPECTED_JOB_COLUMNS, JOB_COLUMNS, jobInsertSql } from './queries.js';
+import { WakeUps } from './wakeUps.js';
 
 export const RUN_QUEUE = 'run';
 
@@ -129,23 +130,31 @@ export class JobQueue {
   async work(concurrency: number, handler: (job: RunJob) => Promise<void>): Promise<void> {
     // A handler error must not fail the job silently into pg-boss's archive: the run state lives in
     // PostgreSQL and the sweeper re-queues anything left behind, so errors are logged by the handler.
+    const wakeUps = new WakeUps();
+    const wakeOne = (id: string | undefined) => {
+      if (id) this.boss.notifyWorker(id);
+    };
     for (let i = 0; i < concurrency; i++) {
       let id = '';
       id = await this.boss.work<RunJob>(RUN_QUEUE, { batchSize: 1, pollingIntervalSeconds: this.pollingIntervalSeconds }, async ([job]) => {
         if (!job) return;
+        // A job found: another may be waiting behind it (wakeUps.ts), so one more idle loop looks.
+        if (id) wakeOne(wakeUps.taken(id));
         // pg-boss sleeps a whole polling interval after every job unless notified meanwhile; a loop that just
         // found a job asks again at once instead, so a backlog drains at engine speed rather than one job per interval.
         try {
           if (!(await this.deferredForFairness(job.data))) await handler(job.data);
         } finally {
-          if (id) this.boss.notifyWorker(id);
+          if (id) {
+            wakeUps.done(id);
+            this.boss.notifyWorker(id);
+          }
         }
       });
       this.workerIds.push(id);
+      wakeUps.add(id);
     }
-    const wake = () => {
-      for (const id of this.workerIds) this.boss.notifyWorker(id);
-    };
+    const wake = () => wakeOne(wakeUps.onNotify());
     this.unsubscribe = await this.notifier.subscribe(CHANNELS.jobs, wake);
   }
 

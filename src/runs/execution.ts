@@ -41,13 +41,14 @@ export class ModelRunExecutor {
   }
 
   async execute(runId: string): Promise<void> {
-    const claimed = (await this.db.tx(async (tx) => {
-      const run = await rowOf<q.ClaimedRunRow>(tx, q.CLAIM_RUN, [runId, this.workerId, this.opts.leaseSeconds]);
+    // The claim goes with BEGIN in one round trip (runs/queries.ts claimRunLiteral).
+    const claimed = (await this.db.tx(async (tx, first) => {
+      const run = first?.rows[0] as q.ClaimedRunRow | undefined;
       if (run && run.previous_status === 'QUEUED') {
         await recordEvent(tx, { accountId: run.account_id, runId, workflowId: run.node_type, type: 'run.started', data: { status: 'RUNNING', totalNodes: 1 }, webhook: run.webhook });
       }
       return run;
-    }));
+    }, { first: q.claimRunLiteral(runId, this.workerId, this.opts.leaseSeconds) }));
     if (!claimed) return; // finished, canceled, or held by a live worker
     if (claimed.kind !== 'node') return;
     if (claimed.attempts > MAX_ATTEMPTS) {

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { entrySql, holdSql } from '../ledger/queries.js';
 import { budgetGateSql, budgetTakeSql } from '../ledger/queries/budgets.js';
 import { cursorTimeSql } from '../pagination.js';
@@ -149,6 +150,15 @@ UPDATE runs r SET status = 'RUNNING', started_at = COALESCE(r.started_at, now())
   FROM prev
  WHERE r.id = prev.id AND (prev.status = 'QUEUED' OR (prev.status = 'RUNNING' AND r.lease_expires_at < now()))
 RETURNING r.*, prev.status AS previous_status`;
+
+/**
+ * CLAIM_RUN with its values written in, for Db.tx's `first` (sent with BEGIN in one round trip: a claim is on
+ * every run's enqueue→RUNNING path). $3 must be a number.
+ */
+export function claimRunLiteral(runId: string, workerId: string, leaseSeconds: number): string {
+  if (!Number.isFinite(leaseSeconds)) throw new Error('lease seconds must be a number');
+  return CLAIM_RUN.replace('$1', pg.escapeLiteral(runId)).replace('$2', pg.escapeLiteral(workerId)).replace('$3', String(leaseSeconds));
+}
 
 /** What CLAIM_RUN answers: the run, started now or before, and the status it had. */
 export type ClaimedRunRow = ModelRunRow & { started_at: Date; previous_status: string };
