@@ -24,6 +24,7 @@ import { traces } from './scenarios/traces.js';
 import { firstToken } from './scenarios/firstToken.js';
 import { inflightRemote } from './scenarios/inflightRemote.js';
 import { budgetCheck } from './scenarios/budgetCheck.js';
+import { scaleOut } from './scenarios/scaleOut.js';
 
 const args = process.argv.slice(2);
 // `npm run bench -- --models`: the model quality and speed benchmark (bench/models.ts), on its own.
@@ -60,6 +61,7 @@ const scenarios: Array<[string, string, () => Promise<Row[]>]> = [
   ['budget', 'cost of the spend-limit check on run creation: creates/s with budgets set vs without', () => budgetCheck(pg, { seconds, connections: 20, rounds: 2 })],
   ['upload', 'upload throughput: POST /v1/files to the local store vs copying the bytes on disk', () => uploadThroughput(pg, { megabytes: 256, rounds: 2 })],
   ['traces', 'run creation with OpenTelemetry traces on (exported to a local OTLP sink) vs off', () => traces(pg, { seconds, connections: 20, rounds: value('rounds', 2) })],
+  ['scale', 'scale-out: run creation and remote runs through 2 API + 2 worker processes vs 1 + 1, with what each run costs PostgreSQL', () => scaleOut(pg, { seconds, rounds: value('rounds', 3), connections: 20, clients: value('scale-clients', 32), providerMs: 20, parts: flag('scale-part') >= 0 ? String(args[flag('scale-part') + 1]) : undefined, intake: flag('scale-intake') >= 0 ? value('scale-intake', 0) : undefined })],
   ['first-token', 'time to first streamed token: Atelier\'s run event stream vs the fake provider\'s own stream', () => firstToken(pg, { rounds: 9, providerFirstTokenMs: 300 })],
 ];
 try {
