@@ -15,6 +15,8 @@ export interface PgCounters {
   walLsn: string;
   walRecords: number;
   walSyncs: number;
+  /** Time spent in WAL fsyncs, ms (only with track_wal_io_timing on). */
+  walSyncMs?: number;
   /** Statements executed in the database, when pg_stat_statements is loaded (else undefined). */
   statements?: number;
   byStatement?: Record<string, number>;
@@ -28,6 +30,7 @@ export interface PgDelta {
   walBytes: number;
   walRecords: number;
   walSyncs: number;
+  walSyncMs?: number;
   statements?: number;
   byStatement?: Record<string, number>;
 }
@@ -55,14 +58,17 @@ export async function pgProbe(adminUrl: string, dbUrl: string) {
     await inDb.query('SELECT pg_stat_clear_snapshot()');
     const d = (await admin.query(`SELECT xact_commit::float8 AS c, xact_rollback::float8 AS r FROM pg_stat_database WHERE datname = $1`, [dbName])).rows[0];
     const t = await inDb.query(`SELECT schemaname || '.' || relname AS t, (n_tup_ins + n_tup_upd + n_tup_del)::float8 AS n FROM pg_stat_user_tables`);
-    const w = (await admin.query(`SELECT pg_current_wal_lsn()::text AS lsn, wal_records::float8 AS rec, wal_sync::float8 AS syncs FROM pg_stat_wal`)).rows[0];
+    const w = (await admin.query(`SELECT pg_current_wal_lsn()::text AS lsn, wal_records::float8 AS rec, wal_sync::float8 AS syncs, wal_sync_time AS sync_ms, current_setting('track_wal_io_timing') = 'on' AS timed FROM pg_stat_wal`)).rows[0];
     const out: PgCounters = {
       xacts: Number(d.c), rollbacks: Number(d.r),
       rowsWritten: Object.fromEntries(t.rows.map((r) => [r.t, Number(r.n)])),
-      walLsn: w.lsn, walRecords: Number(w.rec), walSyncs: Number(w.syncs),
+      walLsn: w.lsn, walRecords: Number(w.rec), walSyncs: Number(w.syncs), walSyncMs: w.timed ? Number(w.sync_ms) : undefined,
     };
     if (statements) {
-      const s = await admin.query(`SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q, sum(calls)::float8 AS n FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 GROUP BY 1`, [dbName]);
+      // Statements the service sent: not the foreign-key checks PostgreSQL runs itself (counted as top-level
+      // ones when they fire at the end of a statement), nor this probe's own.
+      const s = await admin.query(`SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q, sum(calls)::float8 AS n FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+        WHERE d.datname = $1 AND query NOT LIKE 'SELECT % FROM ONLY %FOR KEY SHARE OF x' AND query NOT LIKE '%pg_stat_clear_snapshot%' AND query NOT LIKE '%n_tup_ins + n_tup_upd%' AND query NOT LIKE '%FROM pg_stat_activity%' GROUP BY 1`, [dbName]);
       out.byStatement = Object.fromEntries(s.rows.map((r) => [r.q, Number(r.n)]));
       out.statements = s.rows.reduce((a, r) => a + Number(r.n), 0);
     }
@@ -91,6 +97,7 @@ export async function pgProbe(adminUrl: string, dbUrl: string) {
       xacts: b.xacts - a.xacts, rollbacks: b.rollbacks - a.rollbacks,
       rowsWritten: Object.values(rowsByTable).reduce((x, y) => x + y, 0), rowsByTable,
       walBytes: await lsnDiff(a.walLsn, b.walLsn), walRecords: b.walRecords - a.walRecords, walSyncs: b.walSyncs - a.walSyncs,
+      walSyncMs: a.walSyncMs !== undefined && b.walSyncMs !== undefined ? b.walSyncMs - a.walSyncMs : undefined,
       statements: a.statements !== undefined && b.statements !== undefined ? b.statements - a.statements : undefined,
       byStatement,
     };

@@ -154,6 +154,12 @@ async function gateway(pg: BenchPostgres, opts: { seconds: number; rounds: numbe
       cost[shape] = await counted(p, async () => (await drive(shape, 5)).all);
     }
     await shapeTo('two');
+    // What the deployment asks of PostgreSQL doing nothing (pg-boss polling and maintenance, the sweepers, key caches): per second.
+    const idleSeconds = 30;
+    const idle = await counted(p, async () => {
+      await sleep(idleSeconds * 1000);
+      return idleSeconds;
+    });
     // Nothing lost: every run answered COMPLETED was captured exactly once.
     const captured = (await s.services.db.query(`SELECT count(*)::int AS n FROM (SELECT run_id FROM ledger_entries WHERE run_id = ANY($1) AND kind = 'capture' GROUP BY run_id HAVING count(*) = 1) x`, [ids])).rows[0].n;
     // Where a run's time goes: waiting for a worker to claim it, then the provider call and the settle.
@@ -170,6 +176,8 @@ async function gateway(pg: BenchPostgres, opts: { seconds: number; rounds: numbe
       row({ scenario, metric: `remote runs completed/s end to end (provider answers in ${opts.providerMs} ms; ${opts.clients} clients with Prefer: wait), 2 API + 2 worker`, figure: two, unit: 'runs/s', baseline: one, baselineLabel: 'the same, 1 API + 1 worker', goal: '≥ 0.95 of 1 + 1: not slower (2 cores: no more CPU to gain)', met: two >= 0.95 * one && failures === 0 && captured === ids.length,
         note: `rounds one ${got.one.map((x) => Math.round(x)).join(', ')} / two ${got.two.map((x) => Math.round(x)).join(', ')} runs/s; create→COMPLETED p50/p99 ms one ${lat.one.join(', ')} / two ${lat.two.join(', ')}; all rounds: created→RUNNING p50 ${Math.round(spread.claim50)} ms, p99 ${Math.round(spread.claim99)} ms, RUNNING→COMPLETED p50 ${Math.round(spread.run50)} ms, p99 ${Math.round(spread.run99)} ms; ${failures} not COMPLETED; ${captured} of ${ids.length} captured exactly once; ${describe(windows)}; load average ${os.loadavg().map((n) => round(n, 1)).join(', ')}` }),
       ...costRows(scenario, 'remote run', cost),
+      row({ scenario, metric: `idle load of the ${SHAPES.two} deployment: transactions/s`, figure: (idle.xacts + idle.rollbacks) / idleSeconds, unit: 'tx/s',
+        note: `${idle.statements === undefined ? '' : `${round(idle.statements / idleSeconds, 1)} statements/s: ${Object.entries(idle.byStatement ?? {}).sort((x, y) => y[1] - x[1]).slice(0, 8).map(([t, n]) => `${t} ${round(n / idleSeconds, 2)}/s`).join('; ')}; `}WAL ${Math.round(idle.walBytes / idleSeconds)} bytes/s; ${idleSeconds} s with no request` }),
     ];
   } finally {
     for (const x of svc?.procs ?? []) x.child.kill('SIGCONT');
@@ -212,7 +220,7 @@ function costRows(scenario: string, what: string, cost: Partial<Record<Shape, Pg
   const out = [
     row({ scenario, metric: `transactions per ${what} (pg_stat_database xact_commit + rollback), ${names.two}`, figure: per(two, two.xacts + two.rollbacks), unit: 'tx', baseline: per(one, one.xacts + one.rollbacks), baselineLabel: names.one, note: `counted over ${two.runs} and ${one.runs} runs; rollbacks ${round(per(two, two.rollbacks), 2)} / ${round(per(one, one.rollbacks), 2)}` }),
     row({ scenario, metric: `rows written per ${what} (pg_stat_user_tables ins + upd + del), ${names.two}`, figure: per(two, two.rowsWritten), unit: 'rows', baseline: per(one, one.rowsWritten), baselineLabel: names.one, note: `by table (2 + 2): ${top(two, two.rowsByTable, 12)}` }),
-    row({ scenario, metric: `WAL per ${what}, ${names.two}`, figure: per(two, two.walBytes), unit: 'bytes', baseline: per(one, one.walBytes), baselineLabel: names.one, note: `pg_current_wal_lsn() difference, cluster-wide (exact only on a server nobody else writes to); WAL syncs per run ${round(per(two, two.walSyncs), 2)} / ${round(per(one, one.walSyncs), 2)}` }),
+    row({ scenario, metric: `WAL per ${what}, ${names.two}`, figure: per(two, two.walBytes), unit: 'bytes', baseline: per(one, one.walBytes), baselineLabel: names.one, note: `pg_current_wal_lsn() difference, cluster-wide (exact only on a server nobody else writes to); WAL syncs per run ${round(per(two, two.walSyncs), 2)} / ${round(per(one, one.walSyncs), 2)}${two.walSyncMs !== undefined && one.walSyncMs !== undefined ? `, ${round(two.walSyncMs / Math.max(1, two.walSyncs), 2)} / ${round(one.walSyncMs / Math.max(1, one.walSyncs), 2)} ms each (pg_stat_wal wal_sync_time)` : ''}` }),
   ];
   if (two.statements !== undefined && one.statements !== undefined) {
     out.push(row({ scenario, metric: `statements per ${what} (pg_stat_statements calls), ${names.two}`, figure: per(two, two.statements), unit: 'statements', baseline: per(one, one.statements), baselineLabel: names.one, note: `most called (2 + 2, per run): ${top(two, two.byStatement, 10)} | (1 + 1): ${top(one, one.byStatement, 10)}` }));
