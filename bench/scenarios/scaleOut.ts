@@ -65,7 +65,7 @@ async function creation(pg: BenchPostgres, opts: { seconds: number; rounds: numb
     const scenario = 'scale. scale-out: run creation';
     return [
       row({ scenario, metric: `creates/s, 2 API processes (${opts.connections} client connections split between them)`, figure: two, unit: 'runs/s', baseline: one, baselineLabel: 'creates/s, 1 API process, same connections', goal: '≥ 0.95 of one process: not slower (2 cores: no more CPU to gain)', met: two >= 0.95 * one,
-        note: `rounds one ${got.one.map((x) => Math.round(x)).join(', ')} / two ${got.two.map((x) => Math.round(x)).join(', ')} creates/s; ${bad} non-2xx or errors; ${describe(windows, API_ONLY)}; load average ${os.loadavg().map((n) => round(n, 1)).join(', ')}` }),
+        note: `rounds one ${got.one.map((x) => Math.round(x)).join(', ')} / two ${got.two.map((x) => Math.round(x)).join(', ')} creates/s, ${pairedRatio(got)}; ${bad} non-2xx or errors; ${describe(windows, API_ONLY)}; load average ${os.loadavg().map((n) => round(n, 1)).join(', ')}` }),
       ...costRows(scenario, 'run created', cost, API_ONLY),
     ];
   } finally {
@@ -153,7 +153,27 @@ async function gateway(pg: BenchPostgres, opts: { seconds: number; rounds: numbe
       await shapeTo(shape);
       cost[shape] = await counted(p, async () => (await drive(shape, 5)).all);
     }
+    // Light load: idle workers, each job's NOTIFY wakes every idle consumer loop of every worker, and each
+    // of them asks pg-boss for a job. Runs paced at 5/s, one at a time in flight mostly.
+    const paced = async (shape: Shape, perSecond: number, seconds: number) => {
+      const targets = shape === 'one' ? apis.slice(0, 1) : apis;
+      const pending: Array<Promise<boolean>> = [];
+      const t0 = performance.now();
+      for (let i = 0; i < perSecond * seconds; i++) {
+        const due = t0 + (i * 1000) / perSecond;
+        if (due > performance.now()) await sleep(due - performance.now());
+        pending.push(fetch(`${targets[i % targets.length]!.url}/v1/nodes/gpt_5_4/run`, { method: 'POST', headers: { authorization: `Bearer ${keys[i % keys.length]}`, 'content-type': 'application/json', prefer: 'wait=30' }, body: JSON.stringify({ input: { prompt: `paced ${i}` } }) })
+          .then(async (r) => ((await r.json()) as { status?: string }).status === 'COMPLETED'));
+      }
+      return (await Promise.all(pending)).filter(Boolean).length;
+    };
+    const light: Partial<Record<Shape, PgDelta & { runs: number }>> = {};
+    for (const shape of ['one', 'two'] as const) {
+      await shapeTo(shape);
+      light[shape] = await counted(p, () => paced(shape, 5, 8));
+    }
     await shapeTo('two');
+    const fetches = (d: PgDelta & { runs: number }) => Object.entries(d.byStatement ?? {}).filter(([q]) => q.startsWith('WITH next as')).reduce((a, [, n]) => a + n, 0) / Math.max(1, d.runs);
     // What the deployment asks of PostgreSQL doing nothing (pg-boss polling and maintenance, the sweepers, key caches): per second.
     const idleSeconds = 30;
     const idle = await counted(p, async () => {
@@ -174,8 +194,12 @@ async function gateway(pg: BenchPostgres, opts: { seconds: number; rounds: numbe
     const scenario = `scale. scale-out: gateway${opts.intake !== undefined ? ` (ATELIER_WORKER_INTAKE ${opts.intake})` : ''}`;
     return [
       row({ scenario, metric: `remote runs completed/s end to end (provider answers in ${opts.providerMs} ms; ${opts.clients} clients with Prefer: wait), 2 API + 2 worker`, figure: two, unit: 'runs/s', baseline: one, baselineLabel: 'the same, 1 API + 1 worker', goal: '≥ 0.95 of 1 + 1: not slower (2 cores: no more CPU to gain)', met: two >= 0.95 * one && failures === 0 && captured === ids.length,
-        note: `rounds one ${got.one.map((x) => Math.round(x)).join(', ')} / two ${got.two.map((x) => Math.round(x)).join(', ')} runs/s; create→COMPLETED p50/p99 ms one ${lat.one.join(', ')} / two ${lat.two.join(', ')}; all rounds: created→RUNNING p50 ${Math.round(spread.claim50)} ms, p99 ${Math.round(spread.claim99)} ms, RUNNING→COMPLETED p50 ${Math.round(spread.run50)} ms, p99 ${Math.round(spread.run99)} ms; ${failures} not COMPLETED; ${captured} of ${ids.length} captured exactly once; ${describe(windows)}; load average ${os.loadavg().map((n) => round(n, 1)).join(', ')}` }),
+        note: `rounds one ${got.one.map((x) => Math.round(x)).join(', ')} / two ${got.two.map((x) => Math.round(x)).join(', ')} runs/s, ${pairedRatio(got)}; create→COMPLETED p50/p99 ms one ${lat.one.join(', ')} / two ${lat.two.join(', ')}; all rounds: created→RUNNING p50 ${Math.round(spread.claim50)} ms, p99 ${Math.round(spread.claim99)} ms, RUNNING→COMPLETED p50 ${Math.round(spread.run50)} ms, p99 ${Math.round(spread.run99)} ms; ${failures} not COMPLETED; ${captured} of ${ids.length} captured exactly once; ${describe(windows)}; load average ${os.loadavg().map((n) => round(n, 1)).join(', ')}` }),
       ...costRows(scenario, 'remote run', cost),
+      light.two!.statements !== undefined
+        ? row({ scenario, metric: `queue fetches (pg-boss fetch statements) per remote run at 5 runs/s paced, ${SHAPES.two}`, figure: fetches(light.two!), unit: 'fetches', baseline: fetches(light.one!), baselineLabel: SHAPES.one,
+          note: `every job's NOTIFY wakes each idle consumer loop (ATELIER_WORKER_CONCURRENCY + ATELIER_WORKER_INTAKE per worker) of every worker, and each fetches; transactions per run at this rate ${round((light.two!.xacts + light.two!.rollbacks) / Math.max(1, light.two!.runs), 2)} / ${round((light.one!.xacts + light.one!.rollbacks) / Math.max(1, light.one!.runs), 2)}, statements ${round(light.two!.statements / Math.max(1, light.two!.runs), 2)} / ${round((light.one!.statements ?? 0) / Math.max(1, light.one!.runs), 2)}` })
+        : row({ scenario, metric: `transactions per remote run at 5 runs/s paced, ${SHAPES.two}`, figure: (light.two!.xacts + light.two!.rollbacks) / Math.max(1, light.two!.runs), unit: 'tx', baseline: (light.one!.xacts + light.one!.rollbacks) / Math.max(1, light.one!.runs), baselineLabel: SHAPES.one, note: 'pg_stat_statements is not loaded: the queue fetches each job wakes are in these transactions' }),
       row({ scenario, metric: `idle load of the ${SHAPES.two} deployment: transactions/s`, figure: (idle.xacts + idle.rollbacks) / idleSeconds, unit: 'tx/s',
         note: `${idle.statements === undefined ? '' : `${round(idle.statements / idleSeconds, 1)} statements/s: ${Object.entries(idle.byStatement ?? {}).sort((x, y) => y[1] - x[1]).slice(0, 8).map(([t, n]) => `${t} ${round(n / idleSeconds, 2)}/s`).join('; ')}; `}WAL ${Math.round(idle.walBytes / idleSeconds)} bytes/s; ${idleSeconds} s with no request` }),
     ];
@@ -196,6 +220,12 @@ function interleave(rounds: number): Shape[] {
 
 function median(xs: number[]): number {
   return percentile(xs, 50);
+}
+
+/** two ÷ one of each round pair (adjacent in time, so the machine's drift cancels), their median. */
+function pairedRatio(got: Record<Shape, number[]>): string {
+  const r = got.one.map((o, i) => (got.two[i] ?? Number.NaN) / o).filter(Number.isFinite);
+  return `paired rounds' ratios ${r.map((x) => round(x, 2)).join(', ')}, median ${round(median(r), 2)}`;
 }
 
 /**
