@@ -44,11 +44,15 @@ export async function pgProbe(adminUrl: string, dbUrl: string) {
   const dbName = (await inDb.query('SELECT current_database() AS d')).rows[0].d as string;
   // pg_stat_statements exists only when the server preloads it (shared_preload_libraries); the bench does
   // not restart anyone's server to get it.
+  // The view goes into the bench's own database (it shows every database's statements), never the admin one.
   let statements = false;
   try {
-    await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-    await admin.query('SELECT 1 FROM pg_stat_statements LIMIT 1');
-    statements = true;
+    const preloaded = (await inDb.query(`SELECT current_setting('shared_preload_libraries') ~ 'pg_stat_statements' AS on`)).rows[0].on === true;
+    if (preloaded) {
+      await inDb.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      await inDb.query('SELECT 1 FROM pg_stat_statements LIMIT 1');
+      statements = true;
+    }
   } catch {
     statements = false;
   }
@@ -67,7 +71,7 @@ export async function pgProbe(adminUrl: string, dbUrl: string) {
     if (statements) {
       // Statements the service sent: not the foreign-key checks PostgreSQL runs itself (counted as top-level
       // ones when they fire at the end of a statement), nor this probe's own.
-      const s = await admin.query(`SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q, sum(calls)::float8 AS n FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+      const s = await inDb.query(`SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q, sum(calls)::float8 AS n FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
         WHERE d.datname = $1 AND query NOT LIKE 'SELECT % FROM ONLY %FOR KEY SHARE OF x' AND query NOT LIKE '%pg_stat_clear_snapshot%' AND query NOT LIKE '%n_tup_ins + n_tup_upd%' AND query NOT LIKE '%FROM pg_stat_activity%' GROUP BY 1`, [dbName]);
       out.byStatement = Object.fromEntries(s.rows.map((r) => [r.q, Number(r.n)]));
       out.statements = s.rows.reduce((a, r) => a + Number(r.n), 0);
