@@ -6,6 +6,8 @@
 //   npm run bench -- --soak [MINUTES]   also the soak (20 minutes by default; not part of CI)
 //   npm run bench -- --fuzz-cases N     fuzz case count (10,000 by default)
 //   npm run bench -- --name soak        write results/soak.{json,md} instead of latest.*
+//   npm run bench -- --only scale --scale-part gateway [--scale-clients N] [--scale-intake N]
+//                                       one half of the scale-out scenario (create|gateway), its clients, the workers' ATELIER_WORKER_INTAKE
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findPostgres } from './lib/database.js';
