@@ -65,7 +65,7 @@ async function creation(pg: BenchPostgres, opts: { seconds: number; rounds: numb
     const scenario = 'scale. scale-out: run creation';
     return [
       row({ scenario, metric: `creates/s, 2 API processes (${opts.connections} client connections split between them)`, figure: two, unit: 'runs/s', baseline: one, baselineLabel: 'creates/s, 1 API process, same connections', goal: '≥ 0.95 of one process: not slower (2 cores: no more CPU to gain)', met: two >= 0.95 * one,
-        note: `rounds one ${got.one.map((x) => Math.round(x)).join(', ')} / two ${got.two.map((x) => Math.round(x)).join(', ')} creates/s, ${pairedRatio(got)}; ${bad} non-2xx or errors; ${describe(windows, API_ONLY)}; load average ${os.loadavg().map((n) => round(n, 1)).join(', ')}` }),
+        note: `rounds one ${got.one.map((x) => Math.round(x)).join(', ')} / two ${got.two.map((x) => Math.round(x)).join(', ')} creates/s, ${pairedRatio(got)}; ${whereItStops(windows, got, cost)}; ${bad} non-2xx or errors; ${describe(windows, API_ONLY)}; load average ${os.loadavg().map((n) => round(n, 1)).join(', ')}` }),
       ...costRows(scenario, 'run created', cost, API_ONLY),
     ];
   } finally {
@@ -194,7 +194,7 @@ async function gateway(pg: BenchPostgres, opts: { seconds: number; rounds: numbe
     const scenario = `scale. scale-out: gateway${opts.intake !== undefined ? ` (ATELIER_WORKER_INTAKE ${opts.intake})` : ''}`;
     return [
       row({ scenario, metric: `remote runs completed/s end to end (provider answers in ${opts.providerMs} ms; ${opts.clients} clients with Prefer: wait), 2 API + 2 worker`, figure: two, unit: 'runs/s', baseline: one, baselineLabel: 'the same, 1 API + 1 worker', goal: '≥ 0.95 of 1 + 1: not slower (2 cores: no more CPU to gain)', met: two >= 0.95 * one && failures === 0 && captured === ids.length,
-        note: `rounds one ${got.one.map((x) => Math.round(x)).join(', ')} / two ${got.two.map((x) => Math.round(x)).join(', ')} runs/s, ${pairedRatio(got)}; create→COMPLETED p50/p99 ms one ${lat.one.join(', ')} / two ${lat.two.join(', ')}; all rounds: created→RUNNING p50 ${Math.round(spread.claim50)} ms, p99 ${Math.round(spread.claim99)} ms, RUNNING→COMPLETED p50 ${Math.round(spread.run50)} ms, p99 ${Math.round(spread.run99)} ms; ${failures} not COMPLETED; ${captured} of ${ids.length} captured exactly once; ${describe(windows)}; load average ${os.loadavg().map((n) => round(n, 1)).join(', ')}` }),
+        note: `rounds one ${got.one.map((x) => Math.round(x)).join(', ')} / two ${got.two.map((x) => Math.round(x)).join(', ')} runs/s, ${pairedRatio(got)}; ${whereItStops(windows, got, cost)}; create→COMPLETED p50/p99 ms one ${lat.one.join(', ')} / two ${lat.two.join(', ')}; all rounds: created→RUNNING p50 ${Math.round(spread.claim50)} ms, p99 ${Math.round(spread.claim99)} ms, RUNNING→COMPLETED p50 ${Math.round(spread.run50)} ms, p99 ${Math.round(spread.run99)} ms; ${failures} not COMPLETED; ${captured} of ${ids.length} captured exactly once; ${describe(windows)}; load average ${os.loadavg().map((n) => round(n, 1)).join(', ')}` }),
       ...costRows(scenario, 'remote run', cost),
       light.two!.statements !== undefined
         ? row({ scenario, metric: `queue fetches (pg-boss fetch statements) per remote run at 5 runs/s paced, ${SHAPES.two}`, figure: fetches(light.two!), unit: 'fetches', baseline: fetches(light.one!), baselineLabel: SHAPES.one,
@@ -220,6 +220,21 @@ function interleave(rounds: number): Shape[] {
 
 function median(xs: number[]): number {
   return percentile(xs, 50);
+}
+
+/**
+ * Where it stops, in figures: CPU per run of Atelier's processes and of the database's backends (from the
+ * rounds' samples ÷ the rounds' mean rate), and the WAL flushes one run cost (from the counted window).
+ */
+function whereItStops(windows: Record<Shape, Window[]>, got: Record<Shape, number[]>, cost: Partial<Record<Shape, PgDelta & { runs: number }>>): string {
+  const per = (shape: Shape, pick: (k: string) => boolean) => {
+    const ws = windows[shape];
+    const cores = ws.reduce((a, w) => a + Object.entries(w.cpu).filter(([k]) => pick(k)).reduce((x, [, v]) => x + v, 0), 0) / Math.max(1, ws.length);
+    const rate = got[shape].reduce((a, b) => a + b, 0) / Math.max(1, got[shape].length);
+    return round((1000 * cores) / Math.max(1e-9, rate), 2);
+  };
+  const flushes = (shape: Shape) => round((cost[shape]?.walSyncs ?? Number.NaN) / Math.max(1, cost[shape]?.runs ?? 0), 2);
+  return `where it stops: CPU per run (ms) of Atelier's processes ${per('one', (k) => k !== 'postgres')} / ${per('two', (k) => k !== 'postgres')} and of PostgreSQL's backends ${per('one', (k) => k === 'postgres')} / ${per('two', (k) => k === 'postgres')} (one / two), WAL flushes per run ${flushes('one')} / ${flushes('two')}: the machine's CPU left to these processes and the serial WAL flush bound both shapes (docs/deploy.md, "Scaling out")`;
 }
 
 /** two ÷ one of each round pair (adjacent in time, so the machine's drift cancels), their median. */
