@@ -6,6 +6,8 @@
 //   npm run bench -- --soak [MINUTES]   also the soak (20 minutes by default; not part of CI)
 //   npm run bench -- --fuzz-cases N     fuzz case count (10,000 by default)
 //   npm run bench -- --name soak        write results/soak.{json,md} instead of latest.*
+//   npm run bench -- --only scale --scale-part gateway [--scale-clients N] [--scale-intake N]
+//                                       one half of the scale-out scenario (create|gateway), its clients, the workers' ATELIER_WORKER_INTAKE
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findPostgres } from './lib/database.js';
@@ -25,6 +27,7 @@ import { firstToken } from './scenarios/firstToken.js';
 import { inflightRemote } from './scenarios/inflightRemote.js';
 import { budgetCheck } from './scenarios/budgetCheck.js';
 import { gatewayOverhead } from './scenarios/gatewayOverhead.js';
+import { scaleOut } from './scenarios/scaleOut.js';
 
 const args = process.argv.slice(2);
 // `npm run bench -- --models`: the model quality and speed benchmark (bench/models.ts), on its own.
@@ -62,6 +65,7 @@ const scenarios: Array<[string, string, () => Promise<Row[]>]> = [
   ['budget', 'cost of the spend-limit check on run creation: creates/s with budgets set vs without', () => budgetCheck(pg, { seconds, connections: 20, rounds: value('rounds', 3) })],
   ['upload', 'upload throughput: POST /v1/files to the local store vs copying the bytes on disk', () => uploadThroughput(pg, { megabytes: 256, rounds: 2 })],
   ['traces', 'run creation with OpenTelemetry traces on (exported to a local OTLP sink) vs off', () => traces(pg, { seconds, connections: 20, rounds: value('rounds', 2) })],
+  ['scale', 'scale-out: run creation and remote runs through 2 API + 2 worker processes vs 1 + 1, with what each run costs PostgreSQL', () => scaleOut(pg, { seconds, rounds: value('rounds', 3), connections: 20, clients: value('scale-clients', 32), providerMs: 20, parts: flag('scale-part') >= 0 ? String(args[flag('scale-part') + 1]) : undefined, intake: flag('scale-intake') >= 0 ? value('scale-intake', 0) : undefined })],
   ['first-token', 'time to first streamed token: Atelier\'s run event stream vs the fake provider\'s own stream', () => firstToken(pg, { rounds: 9, providerFirstTokenMs: 300 })],
 ];
 try {

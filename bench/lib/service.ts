@@ -24,7 +24,8 @@ export interface BenchService {
 
 let userCounter = 0;
 
-export async function startService(pg: BenchPostgres, roles: Role[], env: Record<string, string> = {}): Promise<BenchService> {
+/** `roleEnv`: variables for the processes of one role only (e.g. a smaller pool on workers, as docs/deploy.md advises). */
+export async function startService(pg: BenchPostgres, roles: Role[], env: Record<string, string> = {}, roleEnv: Partial<Record<Role, Record<string, string>>> = {}): Promise<BenchService> {
   const database = await pg.fresh();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-bench-data-'));
   const config = loadConfig({ DATABASE_URL: database.url, DATA_DIR: dataDir });
@@ -46,7 +47,7 @@ export async function startService(pg: BenchPostgres, roles: Role[], env: Record
     // BENCH_NODE_ARGS: extra node flags for the service's processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a scenario.
     const nodeArgs = process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
     for (const role of roles) {
-      procs.push(await spawnRole(role, childEnv, { readyBy: role === 'api' || role === 'all' ? 'http' : 'log', nodeArgs }));
+      procs.push(await spawnRole(role, { ...childEnv, ...roleEnv[role] }, { readyBy: role === 'api' || role === 'all' ? 'http' : 'log', nodeArgs }));
     }
     return {
       procs,
