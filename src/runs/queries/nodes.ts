@@ -91,8 +91,6 @@ export interface NodeClaimParams {
   input?: string;
   key?: string;
   price?: string;
-  /** 'taken': commit without waiting for the WAL flush (a sibling's take whose job stays queued: takeQueuedNodeLiteral). */
-  nowait?: boolean;
 }
 
 /**
@@ -130,10 +128,9 @@ UPDATE node_runs nr SET started_at = COALESCE(nr.started_at, now())
   WHERE nr.run_id = ${p.run} AND nr.node_id = ${p.node} AND nr.status = 'RUNNING' AND nr.lease_owner = ${p.worker}
   RETURNING ${TASK_COLUMNS}`;
     case 'taken':
-      return `${p.nowait ? `WITH nowait AS (SELECT set_config('synchronous_commit', 'off', true))
-` : ''}UPDATE node_runs nr SET status = 'RUNNING', attempts = nr.attempts + 1, started_at = COALESCE(nr.started_at, now()),
+      return `UPDATE node_runs nr SET status = 'RUNNING', attempts = nr.attempts + 1, started_at = COALESCE(nr.started_at, now()),
         lease_owner = ${p.worker}, lease_expires_at = now() + make_interval(secs => ${p.seconds})
-   FROM runs r${p.nowait ? ', nowait' : ''}
+   FROM runs r
   WHERE nr.run_id = ${p.run} AND nr.node_id = ${p.node} AND r.id = nr.run_id AND r.status = 'RUNNING'
     AND (nr.status = 'QUEUED' OR (nr.status = 'RUNNING' AND nr.lease_expires_at < now()))
   RETURNING ${TASK_COLUMNS}`;
@@ -147,15 +144,15 @@ export const START_NODE = claimNodeSql('started', { run: '$1', node: '$2', worke
  * TAKE_NODE for whichever node of the run is still QUEUED (the first by id, skipping any another worker is
  * taking), its values as literals: what a worker whose settle leased it nothing sends with that settle's
  * COMMIT (db/pool.ts Db.txThen), to run a sibling of the node it finished (a fan-out) without a queue hop.
- * The sibling's job stays queued and finds it taken (TAKE_NODE answers nothing for a live lease). It
- * commits without waiting for the WAL flush, as 'started' does: a crash that loses the take leaves the node
- * QUEUED with its job still queued (a job is dropped only after its node ended, a later, flushed commit),
- * and a settle of the lost take is refused by its guard (state and lease), so the node runs again, charged once.
+ * The sibling's job stays queued and finds it taken (TAKE_NODE answers nothing for a live lease). Unlike
+ * 'started', the take waits for its WAL flush: it is what leases the node, so a database crash that lost it
+ * would put the node back in the queue while this worker may already be calling a provider for it, and
+ * paid work would be started twice.
  */
 export function takeQueuedNodeLiteral(runId: string, worker: string, seconds: number): string {
   const run = pg.escapeLiteral(runId);
   return claimNodeSql('taken', {
-    run, worker: pg.escapeLiteral(worker), seconds: String(Math.trunc(seconds)), nowait: true,
+    run, worker: pg.escapeLiteral(worker), seconds: String(Math.trunc(seconds)),
     node: `(SELECT node_id FROM node_runs WHERE run_id = ${run} AND status = 'QUEUED' ORDER BY node_id LIMIT 1 FOR UPDATE SKIP LOCKED)`,
   });
 }
