@@ -8,6 +8,7 @@ import type { FileService } from '../files/service.js';
 import { recordEvent } from '../events/outbox.js';
 import { OutputDeltas } from '../events/outputDeltas.js';
 import type { JobQueue } from '../queue/queue.js';
+import { deferSeconds } from '../queue/fairness.js';
 import type { RunObserver } from './observer.js';
 import { finishModelRun } from './settle.js';
 import { renderOutput } from './view.js';
@@ -35,20 +36,31 @@ export class ModelRunExecutor {
     private readonly tasks: LeasedTaskRunner,
     /** The lease owner written on claimed runs (one per worker process). */
     private readonly workerId: string,
-    private readonly opts: { leaseSeconds: number; metrics?: RunObserver },
+    private readonly opts: { leaseSeconds: number; metrics?: RunObserver; /** Per-account concurrency limit (ATELIER_ACCOUNT_CONCURRENCY), 0 for none. */ accountConcurrency?: number },
   ) {
     this.heartbeats = new HeartbeatBatcher(db, workerId, opts.leaseSeconds);
   }
 
   async execute(runId: string): Promise<void> {
-    // The claim goes with BEGIN in one round trip (runs/queries.ts claimRunLiteral).
+    // The claim goes with BEGIN in one round trip (runs/queries.ts claimRunLiteral), and checks the account's
+    // fair share itself (queue/fairness.ts): a run over it is not taken and its job goes back for a moment.
+    const limit = this.opts.accountConcurrency ?? 0;
     const claimed = (await this.db.tx(async (tx, first) => {
-      const run = first?.rows[0] as q.ClaimedRunRow | undefined;
-      if (run && run.previous_status === 'QUEUED') {
+      const answer = first?.rows[0] as q.ClaimAnswer | undefined;
+      if (!answer) return undefined;
+      if (answer.id === null) {
+        if (answer.status_before === 'QUEUED' && limit > 0 && answer.account_running >= limit) {
+          const wait = deferSeconds(answer.account_running, limit);
+          await this.queue.enqueueRun(tx, { runId, kind: 'node' }, 120 + wait, { stamped: true, startAfterSeconds: wait });
+        }
+        return undefined;
+      }
+      const run = answer as q.ClaimedRunRow;
+      if (run.previous_status === 'QUEUED') {
         await recordEvent(tx, { accountId: run.account_id, runId, workflowId: run.node_type, type: 'run.started', data: { status: 'RUNNING', totalNodes: 1 }, webhook: run.webhook });
       }
       return run;
-    }, { first: q.claimRunLiteral(runId, this.workerId, this.opts.leaseSeconds) }));
+    }, { first: q.claimRunLiteral(runId, this.workerId, this.opts.leaseSeconds, limit) }));
     if (!claimed) return; // finished, canceled, or held by a live worker
     if (claimed.kind !== 'node') return;
     if (claimed.attempts > MAX_ATTEMPTS) {

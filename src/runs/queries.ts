@@ -142,26 +142,46 @@ export const DROP_STALE_IDEMPOTENCY = `DELETE FROM idempotency_keys WHERE accoun
 /**
  * Takes a run for execution: a queued one, or a running one whose worker's lease lapsed (the worker died).
  * Returns the status it had before, so run.started is emitted only once.
+ *
+ * The per-account concurrency limit (queue/fairness.ts; $4, 0 for none) is checked by the same statement,
+ * under the run's row lock: a queued run of an account already running $4 runs or workflow nodes is not
+ * taken, and the answer is one row with `id` null and `account_running` the count, so the caller puts its job
+ * back for later. A run whose lease lapsed is taken whatever the count (it is one of the runs counted).
+ * No row at all: an unknown run.
  */
 export const CLAIM_RUN = `
-WITH prev AS (SELECT id, status FROM runs WHERE id = $1 FOR UPDATE)
+WITH prev AS (SELECT id, status, account_id FROM runs WHERE id = $1 FOR UPDATE),
+busy AS (
+  SELECT prev.id, CASE WHEN prev.status = 'QUEUED' AND $4::int > 0 THEN
+      (SELECT count(*) FROM runs r WHERE r.account_id = prev.account_id AND r.status = 'RUNNING' AND r.kind = 'node')::int
+    + (SELECT count(*) FROM runs w JOIN node_runs n ON n.run_id = w.id WHERE w.account_id = prev.account_id AND w.status = 'RUNNING' AND n.status = 'RUNNING')::int
+    ELSE 0 END AS account_running
+  FROM prev),
+claimed AS (
 UPDATE runs r SET status = 'RUNNING', started_at = COALESCE(r.started_at, now()), attempts = r.attempts + 1,
        lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3)
-  FROM prev
- WHERE r.id = prev.id AND (prev.status = 'QUEUED' OR (prev.status = 'RUNNING' AND r.lease_expires_at < now()))
-RETURNING r.*, prev.status AS previous_status`;
+  FROM prev, busy
+ WHERE r.id = prev.id AND ((prev.status = 'QUEUED' AND ($4::int <= 0 OR busy.account_running < $4::int))
+       OR (prev.status = 'RUNNING' AND r.lease_expires_at < now()))
+RETURNING r.*, prev.status AS previous_status)
+SELECT claimed.*, busy.account_running, prev.status AS status_before FROM busy JOIN prev ON prev.id = busy.id LEFT JOIN claimed ON true`;
 
 /**
  * CLAIM_RUN with its values written in, for Db.tx's `first` (sent with BEGIN in one round trip: a claim is on
- * every run's enqueue→RUNNING path). $3 must be a number.
+ * every run's enqueue→RUNNING path). `accountLimit`: the per-account concurrency limit, 0 for none.
  */
-export function claimRunLiteral(runId: string, workerId: string, leaseSeconds: number): string {
+export function claimRunLiteral(runId: string, workerId: string, leaseSeconds: number, accountLimit = 0): string {
   if (!Number.isFinite(leaseSeconds)) throw new Error('lease seconds must be a number');
-  return CLAIM_RUN.replace('$1', pg.escapeLiteral(runId)).replace('$2', pg.escapeLiteral(workerId)).replace('$3', String(leaseSeconds));
+  if (!Number.isInteger(accountLimit)) throw new Error('the account limit must be an integer');
+  const values: Record<string, string> = { $1: pg.escapeLiteral(runId), $2: pg.escapeLiteral(workerId), $3: String(leaseSeconds), $4: String(accountLimit) };
+  return CLAIM_RUN.replace(/\$[1-4]\b/g, (m) => values[m]!);
 }
 
 /** What CLAIM_RUN answers: the run, started now or before, and the status it had. */
 export type ClaimedRunRow = ModelRunRow & { started_at: Date; previous_status: string };
+
+/** CLAIM_RUN's one row: the claimed run, or `id` null when it was not taken (`account_running` says why). */
+export type ClaimAnswer = (ClaimedRunRow | { [K in keyof ClaimedRunRow]: null }) & { account_running: number; status_before: string };
 
 export const PROGRESS = `UPDATE runs SET progress = $3, progress_message = $4 WHERE id = $1 AND status = 'RUNNING' AND lease_owner = $2`;
 
