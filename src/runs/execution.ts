@@ -10,7 +10,8 @@ import { OutputDeltas } from '../events/outputDeltas.js';
 import type { JobQueue } from '../queue/queue.js';
 import { deferSeconds } from '../queue/fairness.js';
 import type { RunObserver } from './observer.js';
-import { finishModelRun } from './settle.js';
+import { finishModelRun, type FinishInput } from './settle.js';
+import { FinalProgress } from './finalProgress.js';
 import { renderOutput } from './view.js';
 import * as q from './queries.js';
 import { annotate, inSpan } from '../tracing/tracing.js';
@@ -70,6 +71,7 @@ export class ModelRunExecutor {
     const timeoutAt = Date.now() + claimed.timeout_seconds * 1000;
     // A routed model's run learns here which route served it, or why each failed (execution/routing.ts).
     let route: RouteReport | undefined;
+    const progress = new FinalProgress((f, message) => void this.db.query(q.PROGRESS, [runId, this.workerId, f, message]).catch(() => {}));
     await inSpan('atelier.run.execute', { 'atelier.run.id': runId, 'atelier.model': claimed.node_type, 'atelier.sub_model': claimed.sub_model_id, 'atelier.microcredits.reserved': claimed.reserved_microcredits }, () => this.tasks.run({
       key: runId,
       logContext: { runId },
@@ -81,12 +83,12 @@ export class ModelRunExecutor {
       execute: (signal, deadline, tmpDir) => this.runner.run({
         accountId: claimed.account_id, nodeType: claimed.node_type, subModelId: claimed.sub_model_id, input: claimed.input, signal, deadline, tmpDir,
         logContext: { runId },
-        onProgress: (f, message) => void this.db.query(q.PROGRESS, [runId, this.workerId, f, message ?? null]).catch(() => {}),
+        onProgress: (f, message) => progress.report(f, message ?? null),
         deltas: new OutputDeltas(this.db, runId),
         onRoute: (r) => (route = r),
       }),
-      settleSuccess: (outputs) => this.settleSuccess(claimed, outputs, route),
-      settleFailure: (message, code) => this.settleFailure(runId, message, code, route),
+      settleSuccess: (outputs) => this.settleSuccess(claimed, outputs, route, progress.take()),
+      settleFailure: (message, code) => this.settleFailure(runId, message, code, route, progress.take()),
       handBack: () => this.handBack(runId),
     }), { parent: claimed.trace_parent });
   }
@@ -103,18 +105,18 @@ export class ModelRunExecutor {
     });
   }
 
-  private async settleSuccess(run: q.ModelRunRow, outputs: EngineOutputs, route?: RouteReport): Promise<boolean> {
+  private async settleSuccess(run: q.ModelRunRow, outputs: EngineOutputs, route?: RouteReport, progress?: FinishInput['progress']): Promise<boolean> {
     const done = await this.db.tx(async (tx) => {
       const stored = await this.runner.store(tx, run.account_id, run.id, outputs, { nodeType: run.node_type, subModelId: run.sub_model_id });
       const eventOutputs = (await renderOutput(this.files, stored, tx)).output;
-      return finishModelRun(tx, { runId: run.id, status: 'COMPLETED', output: stored, leaseOwner: this.workerId, from: ['RUNNING'], eventOutputs, route });
+      return finishModelRun(tx, { runId: run.id, status: 'COMPLETED', output: stored, leaseOwner: this.workerId, from: ['RUNNING'], eventOutputs, route, progress });
     });
     this.observe(done);
     return done !== undefined;
   }
 
-  private async settleFailure(runId: string, message: string, errorCode: RunErrorCode | null, route?: RouteReport): Promise<boolean> {
-    const done = await this.db.tx((tx) => finishModelRun(tx, { runId, status: 'FAILED', error: message.slice(0, 2000), errorCode, leaseOwner: this.workerId, from: ['RUNNING'], route }));
+  private async settleFailure(runId: string, message: string, errorCode: RunErrorCode | null, route?: RouteReport, progress?: FinishInput['progress']): Promise<boolean> {
+    const done = await this.db.tx((tx) => finishModelRun(tx, { runId, status: 'FAILED', error: message.slice(0, 2000), errorCode, leaseOwner: this.workerId, from: ['RUNNING'], route, progress }));
     this.observe(done);
     return done !== undefined;
   }

@@ -187,10 +187,13 @@ export const PROGRESS = `UPDATE runs SET progress = $3, progress_message = $4 WH
 
 /**
  * Ends a run exactly once: only the lease holder, only from RUNNING (or QUEUED for cancels). $8: the charge
- * when it is below the hold (a routed run served by a cheaper route), null for the hold; $9: the route report.
+ * when it is below the hold (a routed run served by a cheaper route), null for the hold; $9: the route report;
+ * $10 and $11: the engine's last progress report (fraction, message) when the settle writes it in place of
+ * PROGRESS (runs/finalProgress.ts), $10 null for none.
  */
 export const FINISH_RUN = `UPDATE runs SET status = $2, output = $3, error = $4, error_code = $7, finished_at = now(), lease_owner = NULL,
-       progress = CASE WHEN $2 = 'COMPLETED' THEN 1 ELSE progress END,
+       progress = CASE WHEN $2 = 'COMPLETED' THEN 1 ELSE COALESCE($10::real, progress) END,
+       progress_message = CASE WHEN $10::real IS NULL THEN progress_message ELSE $11::text END,
        charged_microcredits = CASE WHEN $2 = 'COMPLETED' THEN least(reserved_microcredits, COALESCE($8::bigint, reserved_microcredits)) ELSE 0 END,
        route = COALESCE($9::jsonb, route),
        reserved_microcredits = 0

@@ -24,6 +24,8 @@ export interface FinishInput {
   eventOutputs?: unknown;
   /** A routed run (execution/routing.ts): which route served it and why others did not; its charge is that route's price. */
   route?: RouteReport;
+  /** The engine's last progress report, written by the settle instead of a statement of its own (runs/finalProgress.ts). */
+  progress?: { fraction: number; message: string | null };
 }
 
 /**
@@ -39,7 +41,7 @@ export async function finishModelRun(tx: Queryable, f: FinishInput): Promise<q.M
   // The served route's price, never more than the hold (the hold is the highest route's price).
   const charge = f.route?.chargeMicrocredits === undefined ? held : BigInt(Math.min(f.route.chargeMicrocredits, Number(held)));
   const route = f.route ? JSON.stringify({ served: f.route.served, skipped: f.route.skipped }) : null;
-  const run = await rowOf<q.ModelRunRow>(tx, q.FINISH_RUN, [f.runId, f.status, f.output === undefined ? null : JSON.stringify(f.output), f.error ?? null, f.from, f.leaseOwner, f.errorCode ?? null, charge < held ? charge : null, route]);
+  const run = await rowOf<q.ModelRunRow>(tx, q.FINISH_RUN, [f.runId, f.status, f.output === undefined ? null : JSON.stringify(f.output), f.error ?? null, f.from, f.leaseOwner, f.errorCode ?? null, charge < held ? charge : null, route, f.progress?.fraction ?? null, f.progress?.message ?? null]);
   if (!run) return undefined;
   if (f.status === 'COMPLETED') {
     await capture(tx, run.account_id, charge, run.id);
