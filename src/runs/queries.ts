@@ -134,7 +134,6 @@ export const RUN_STATUS = `SELECT status FROM runs WHERE id = $1`;
 /** A run's kind, if it is the account's (MCP's tools tell model runs from workflow runs by it). */
 export const RUN_KIND_OF_ACCOUNT = `SELECT kind FROM runs WHERE id = $1 AND account_id = $2`;
 /** A run locked before it ends, with the hold its end settles. */
-export const LOCK_RUN_HOLD = `SELECT reserved_microcredits FROM runs WHERE id = $1 FOR UPDATE`;
 
 export const EXISTING_IDEMPOTENCY = `SELECT scope, request_hash, run_id, created_at > now() - interval '24 hours' AS fresh FROM idempotency_keys WHERE account_id = $1 AND key = $2`;
 export const DROP_STALE_IDEMPOTENCY = `DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND created_at <= now() - interval '24 hours'`;
@@ -186,19 +185,25 @@ export type ClaimAnswer = (ClaimedRunRow | { [K in keyof ClaimedRunRow]: null })
 export const PROGRESS = `UPDATE runs SET progress = $3, progress_message = $4 WHERE id = $1 AND status = 'RUNNING' AND lease_owner = $2`;
 
 /**
- * Ends a run exactly once: only the lease holder, only from RUNNING (or QUEUED for cancels). $8: the charge
- * when it is below the hold (a routed run served by a cheaper route), null for the hold; $9: the route report;
- * $10 and $11: the engine's last progress report (fraction, message) when the settle writes it in place of
- * PROGRESS (runs/finalProgress.ts), $10 null for none.
+ * Ends a run exactly once: only the lease holder, only from RUNNING (or QUEUED for cancels). The row is locked
+ * first (`prev`), so the hold it returns (`held_microcredits`, the reservation before the settle) is the one
+ * settled, in the same statement. $8: the served route's price for a routed run (charged when below the hold),
+ * null for the hold; $9: the route report; $10 and $11: the engine's last progress report (fraction, message)
+ * when the settle writes it in place of PROGRESS (runs/finalProgress.ts), $10 null for none.
  */
-export const FINISH_RUN = `UPDATE runs SET status = $2, output = $3, error = $4, error_code = $7, finished_at = now(), lease_owner = NULL,
+export const FINISH_RUN = `WITH prev AS (SELECT id, reserved_microcredits FROM runs WHERE id = $1 FOR UPDATE)
+UPDATE runs SET status = $2, output = $3, error = $4, error_code = $7, finished_at = now(), lease_owner = NULL,
        progress = CASE WHEN $2 = 'COMPLETED' THEN 1 ELSE COALESCE($10::real, progress) END,
        progress_message = CASE WHEN $10::real IS NULL THEN progress_message ELSE $11::text END,
-       charged_microcredits = CASE WHEN $2 = 'COMPLETED' THEN least(reserved_microcredits, COALESCE($8::bigint, reserved_microcredits)) ELSE 0 END,
+       charged_microcredits = CASE WHEN $2 = 'COMPLETED' THEN least(prev.reserved_microcredits, COALESCE($8::bigint, prev.reserved_microcredits)) ELSE 0 END,
        route = COALESCE($9::jsonb, route),
        reserved_microcredits = 0
- WHERE id = $1 AND status = ANY($5::text[]) AND ($6::text IS NULL OR lease_owner = $6)
- RETURNING *`;
+  FROM prev
+ WHERE runs.id = prev.id AND runs.status = ANY($5::text[]) AND ($6::text IS NULL OR runs.lease_owner = $6)
+ RETURNING runs.*, prev.reserved_microcredits AS held_microcredits`;
+
+/** What FINISH_RUN answers: the ended run and the hold it had. */
+export type FinishedRunRow = ModelRunRow & { held_microcredits: bigint };
 
 export const LIST_RUNS = `SELECT *, ${cursorTimeSql('created_at')} AS cursor_at FROM runs WHERE account_id = $1 AND kind = $2
    AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
