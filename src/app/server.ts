@@ -86,7 +86,7 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
     const executor = new WorkflowExecutor(database.db, services.catalog, runner, services.files, services.queue, log, tasks, workerId, {
       leaseSeconds: config.runLeaseSeconds, metrics,
     });
-    const modelRunExecutor = new ModelRunExecutor(database.db, runner, services.files, services.queue, tasks, workerId, { leaseSeconds: config.runLeaseSeconds, metrics });
+    const modelRunExecutor = new ModelRunExecutor(database.db, runner, services.files, services.queue, tasks, workerId, { leaseSeconds: config.runLeaseSeconds, metrics, accountConcurrency: config.accountConcurrency });
     const dispatcher = new JobDispatcher(database.db, services.queue, services.notifier, tasks, {
       executeRun: (runId) => modelRunExecutor.execute(runId),
       advanceWorkflow: (runId) => executor.advanceAndRun(runId),

@@ -11,7 +11,8 @@ import { LIVE_AHEAD, levelPrioritySql, livePrioritySql, RUNNING_NOW } from './qu
  *    one account's backlog delays another's run by at most the runs already on the engine slots.
  * 2. A per-account concurrency limit (ATELIER_ACCOUNT_CONCURRENCY, default 8; 0 turns it off): a worker
  *    that takes a job of an account already running that many runs or nodes puts it back for a little
- *    later instead of starting it. Checked before the run is claimed, so workers taking jobs of one
+ *    later instead of starting it. A standalone run's claim statement checks it (runs/queries.ts CLAIM_RUN);
+ *    a workflow node's job is checked before its node is claimed (queue.ts). Workers claiming runs of one
  *    account at the same instant may pass it by the few they took at once; it is a share, not a lock.
  */
 

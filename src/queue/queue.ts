@@ -163,7 +163,9 @@ export class JobQueue {
    * queue for a moment (fairness.ts); advance steps are never held back. True when it was put back.
    */
   private async deferredForFairness(job: RunJob): Promise<boolean> {
-    if (this.accountConcurrency <= 0 || !this.db || (job.kind === 'workflow' && !job.nodeId)) return false;
+    // Only workflow nodes are checked here: a standalone run's claim checks its account's share in the same
+    // statement (runs/queries.ts CLAIM_RUN), saving a round trip per run.
+    if (this.accountConcurrency <= 0 || !this.db || !job.nodeId) return false;
     const db = this.db;
     const wait = await overAccountLimit(db, job.runId, this.accountConcurrency).catch(() => undefined);
     if (wait === undefined) return false;

@@ -8,8 +8,10 @@ import type { FileService } from '../files/service.js';
 import { recordEvent } from '../events/outbox.js';
 import { OutputDeltas } from '../events/outputDeltas.js';
 import type { JobQueue } from '../queue/queue.js';
+import { deferSeconds } from '../queue/fairness.js';
 import type { RunObserver } from './observer.js';
-import { finishModelRun } from './settle.js';
+import { finishModelRun, type FinishInput } from './settle.js';
+import { FinalProgress } from './finalProgress.js';
 import { renderOutput } from './view.js';
 import * as q from './queries.js';
 import { annotate, inSpan } from '../tracing/tracing.js';
@@ -35,20 +37,31 @@ export class ModelRunExecutor {
     private readonly tasks: LeasedTaskRunner,
     /** The lease owner written on claimed runs (one per worker process). */
     private readonly workerId: string,
-    private readonly opts: { leaseSeconds: number; metrics?: RunObserver },
+    private readonly opts: { leaseSeconds: number; metrics?: RunObserver; /** Per-account concurrency limit (ATELIER_ACCOUNT_CONCURRENCY), 0 for none. */ accountConcurrency?: number },
   ) {
     this.heartbeats = new HeartbeatBatcher(db, workerId, opts.leaseSeconds);
   }
 
   async execute(runId: string): Promise<void> {
-    // The claim goes with BEGIN in one round trip (runs/queries.ts claimRunLiteral).
+    // The claim goes with BEGIN in one round trip (runs/queries.ts claimRunLiteral), and checks the account's
+    // fair share itself (queue/fairness.ts): a run over it is not taken and its job goes back for a moment.
+    const limit = this.opts.accountConcurrency ?? 0;
     const claimed = (await this.db.tx(async (tx, first) => {
-      const run = first?.rows[0] as q.ClaimedRunRow | undefined;
-      if (run && run.previous_status === 'QUEUED') {
+      const answer = first?.rows[0] as q.ClaimAnswer | undefined;
+      if (!answer) return undefined;
+      if (answer.id === null) {
+        if (answer.status_before === 'QUEUED' && limit > 0 && answer.account_running >= limit) {
+          const wait = deferSeconds(answer.account_running, limit);
+          await this.queue.enqueueRun(tx, { runId, kind: 'node' }, 120 + wait, { stamped: true, startAfterSeconds: wait });
+        }
+        return undefined;
+      }
+      const run = answer as q.ClaimedRunRow;
+      if (run.previous_status === 'QUEUED') {
         await recordEvent(tx, { accountId: run.account_id, runId, workflowId: run.node_type, type: 'run.started', data: { status: 'RUNNING', totalNodes: 1 }, webhook: run.webhook });
       }
       return run;
-    }, { first: q.claimRunLiteral(runId, this.workerId, this.opts.leaseSeconds) }));
+    }, { first: q.claimRunLiteral(runId, this.workerId, this.opts.leaseSeconds, limit) }));
     if (!claimed) return; // finished, canceled, or held by a live worker
     if (claimed.kind !== 'node') return;
     if (claimed.attempts > MAX_ATTEMPTS) {
@@ -58,6 +71,7 @@ export class ModelRunExecutor {
     const timeoutAt = Date.now() + claimed.timeout_seconds * 1000;
     // A routed model's run learns here which route served it, or why each failed (execution/routing.ts).
     let route: RouteReport | undefined;
+    const progress = new FinalProgress((f, message) => void this.db.query(q.PROGRESS, [runId, this.workerId, f, message]).catch(() => {}));
     await inSpan('atelier.run.execute', { 'atelier.run.id': runId, 'atelier.model': claimed.node_type, 'atelier.sub_model': claimed.sub_model_id, 'atelier.microcredits.reserved': claimed.reserved_microcredits }, () => this.tasks.run({
       key: runId,
       logContext: { runId },
@@ -69,12 +83,12 @@ export class ModelRunExecutor {
       execute: (signal, deadline, tmpDir) => this.runner.run({
         accountId: claimed.account_id, nodeType: claimed.node_type, subModelId: claimed.sub_model_id, input: claimed.input, signal, deadline, tmpDir,
         logContext: { runId },
-        onProgress: (f, message) => void this.db.query(q.PROGRESS, [runId, this.workerId, f, message ?? null]).catch(() => {}),
+        onProgress: (f, message) => progress.report(f, message ?? null),
         deltas: new OutputDeltas(this.db, runId),
         onRoute: (r) => (route = r),
       }),
-      settleSuccess: (outputs) => this.settleSuccess(claimed, outputs, route),
-      settleFailure: (message, code) => this.settleFailure(runId, message, code, route),
+      settleSuccess: (outputs) => this.settleSuccess(claimed, outputs, route, progress.take()),
+      settleFailure: (message, code) => this.settleFailure(runId, message, code, route, progress.take()),
       handBack: () => this.handBack(runId),
     }), { parent: claimed.trace_parent });
   }
@@ -91,18 +105,18 @@ export class ModelRunExecutor {
     });
   }
 
-  private async settleSuccess(run: q.ModelRunRow, outputs: EngineOutputs, route?: RouteReport): Promise<boolean> {
+  private async settleSuccess(run: q.ModelRunRow, outputs: EngineOutputs, route?: RouteReport, progress?: FinishInput['progress']): Promise<boolean> {
     const done = await this.db.tx(async (tx) => {
       const stored = await this.runner.store(tx, run.account_id, run.id, outputs, { nodeType: run.node_type, subModelId: run.sub_model_id });
       const eventOutputs = (await renderOutput(this.files, stored, tx)).output;
-      return finishModelRun(tx, { runId: run.id, status: 'COMPLETED', output: stored, leaseOwner: this.workerId, from: ['RUNNING'], eventOutputs, route });
+      return finishModelRun(tx, { runId: run.id, status: 'COMPLETED', output: stored, leaseOwner: this.workerId, from: ['RUNNING'], eventOutputs, route, progress });
     });
     this.observe(done);
     return done !== undefined;
   }
 
-  private async settleFailure(runId: string, message: string, errorCode: RunErrorCode | null, route?: RouteReport): Promise<boolean> {
-    const done = await this.db.tx((tx) => finishModelRun(tx, { runId, status: 'FAILED', error: message.slice(0, 2000), errorCode, leaseOwner: this.workerId, from: ['RUNNING'], route }));
+  private async settleFailure(runId: string, message: string, errorCode: RunErrorCode | null, route?: RouteReport, progress?: FinishInput['progress']): Promise<boolean> {
+    const done = await this.db.tx((tx) => finishModelRun(tx, { runId, status: 'FAILED', error: message.slice(0, 2000), errorCode, leaseOwner: this.workerId, from: ['RUNNING'], route, progress }));
     this.observe(done);
     return done !== undefined;
   }

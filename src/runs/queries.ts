@@ -134,7 +134,6 @@ export const RUN_STATUS = `SELECT status FROM runs WHERE id = $1`;
 /** A run's kind, if it is the account's (MCP's tools tell model runs from workflow runs by it). */
 export const RUN_KIND_OF_ACCOUNT = `SELECT kind FROM runs WHERE id = $1 AND account_id = $2`;
 /** A run locked before it ends, with the hold its end settles. */
-export const LOCK_RUN_HOLD = `SELECT reserved_microcredits FROM runs WHERE id = $1 FOR UPDATE`;
 
 export const EXISTING_IDEMPOTENCY = `SELECT scope, request_hash, run_id, created_at > now() - interval '24 hours' AS fresh FROM idempotency_keys WHERE account_id = $1 AND key = $2`;
 export const DROP_STALE_IDEMPOTENCY = `DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND created_at <= now() - interval '24 hours'`;
@@ -142,40 +141,69 @@ export const DROP_STALE_IDEMPOTENCY = `DELETE FROM idempotency_keys WHERE accoun
 /**
  * Takes a run for execution: a queued one, or a running one whose worker's lease lapsed (the worker died).
  * Returns the status it had before, so run.started is emitted only once.
+ *
+ * The per-account concurrency limit (queue/fairness.ts; $4, 0 for none) is checked by the same statement,
+ * under the run's row lock: a queued run of an account already running $4 runs or workflow nodes is not
+ * taken, and the answer is one row with `id` null and `account_running` the count, so the caller puts its job
+ * back for later. A run whose lease lapsed is taken whatever the count (it is one of the runs counted).
+ * No row at all: an unknown run.
  */
 export const CLAIM_RUN = `
-WITH prev AS (SELECT id, status FROM runs WHERE id = $1 FOR UPDATE)
+WITH prev AS (SELECT id, status, account_id FROM runs WHERE id = $1 FOR UPDATE),
+busy AS (
+  SELECT prev.id, CASE WHEN prev.status = 'QUEUED' AND $4::int > 0 THEN
+      (SELECT count(*) FROM runs r WHERE r.account_id = prev.account_id AND r.status = 'RUNNING' AND r.kind = 'node')::int
+    + (SELECT count(*) FROM runs w JOIN node_runs n ON n.run_id = w.id WHERE w.account_id = prev.account_id AND w.status = 'RUNNING' AND n.status = 'RUNNING')::int
+    ELSE 0 END AS account_running
+  FROM prev),
+claimed AS (
 UPDATE runs r SET status = 'RUNNING', started_at = COALESCE(r.started_at, now()), attempts = r.attempts + 1,
        lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3)
-  FROM prev
- WHERE r.id = prev.id AND (prev.status = 'QUEUED' OR (prev.status = 'RUNNING' AND r.lease_expires_at < now()))
-RETURNING r.*, prev.status AS previous_status`;
+  FROM prev, busy
+ WHERE r.id = prev.id AND ((prev.status = 'QUEUED' AND ($4::int <= 0 OR busy.account_running < $4::int))
+       OR (prev.status = 'RUNNING' AND r.lease_expires_at < now()))
+RETURNING r.*, prev.status AS previous_status)
+SELECT claimed.*, busy.account_running, prev.status AS status_before FROM busy JOIN prev ON prev.id = busy.id LEFT JOIN claimed ON true`;
 
 /**
  * CLAIM_RUN with its values written in, for Db.tx's `first` (sent with BEGIN in one round trip: a claim is on
- * every run's enqueue→RUNNING path). $3 must be a number.
+ * every run's enqueue→RUNNING path). `accountLimit`: the per-account concurrency limit, 0 for none.
  */
-export function claimRunLiteral(runId: string, workerId: string, leaseSeconds: number): string {
+export function claimRunLiteral(runId: string, workerId: string, leaseSeconds: number, accountLimit = 0): string {
   if (!Number.isFinite(leaseSeconds)) throw new Error('lease seconds must be a number');
-  return CLAIM_RUN.replace('$1', pg.escapeLiteral(runId)).replace('$2', pg.escapeLiteral(workerId)).replace('$3', String(leaseSeconds));
+  if (!Number.isInteger(accountLimit)) throw new Error('the account limit must be an integer');
+  const values: Record<string, string> = { $1: pg.escapeLiteral(runId), $2: pg.escapeLiteral(workerId), $3: String(leaseSeconds), $4: String(accountLimit) };
+  return CLAIM_RUN.replace(/\$[1-4]\b/g, (m) => values[m]!);
 }
 
 /** What CLAIM_RUN answers: the run, started now or before, and the status it had. */
 export type ClaimedRunRow = ModelRunRow & { started_at: Date; previous_status: string };
 
+/** CLAIM_RUN's one row: the claimed run, or `id` null when it was not taken (`account_running` says why). */
+export type ClaimAnswer = (ClaimedRunRow | { [K in keyof ClaimedRunRow]: null }) & { account_running: number; status_before: string };
+
 export const PROGRESS = `UPDATE runs SET progress = $3, progress_message = $4 WHERE id = $1 AND status = 'RUNNING' AND lease_owner = $2`;
 
 /**
- * Ends a run exactly once: only the lease holder, only from RUNNING (or QUEUED for cancels). $8: the charge
- * when it is below the hold (a routed run served by a cheaper route), null for the hold; $9: the route report.
+ * Ends a run exactly once: only the lease holder, only from RUNNING (or QUEUED for cancels). The row is locked
+ * first (`prev`), so the hold it returns (`held_microcredits`, the reservation before the settle) is the one
+ * settled, in the same statement. $8: the served route's price for a routed run (charged when below the hold),
+ * null for the hold; $9: the route report; $10 and $11: the engine's last progress report (fraction, message)
+ * when the settle writes it in place of PROGRESS (runs/finalProgress.ts), $10 null for none.
  */
-export const FINISH_RUN = `UPDATE runs SET status = $2, output = $3, error = $4, error_code = $7, finished_at = now(), lease_owner = NULL,
-       progress = CASE WHEN $2 = 'COMPLETED' THEN 1 ELSE progress END,
-       charged_microcredits = CASE WHEN $2 = 'COMPLETED' THEN least(reserved_microcredits, COALESCE($8::bigint, reserved_microcredits)) ELSE 0 END,
+export const FINISH_RUN = `WITH prev AS (SELECT id, reserved_microcredits FROM runs WHERE id = $1 FOR UPDATE)
+UPDATE runs SET status = $2, output = $3, error = $4, error_code = $7, finished_at = now(), lease_owner = NULL,
+       progress = CASE WHEN $2 = 'COMPLETED' THEN 1 ELSE COALESCE($10::real, progress) END,
+       progress_message = CASE WHEN $10::real IS NULL THEN progress_message ELSE $11::text END,
+       charged_microcredits = CASE WHEN $2 = 'COMPLETED' THEN least(prev.reserved_microcredits, COALESCE($8::bigint, prev.reserved_microcredits)) ELSE 0 END,
        route = COALESCE($9::jsonb, route),
        reserved_microcredits = 0
- WHERE id = $1 AND status = ANY($5::text[]) AND ($6::text IS NULL OR lease_owner = $6)
- RETURNING *`;
+  FROM prev
+ WHERE runs.id = prev.id AND runs.status = ANY($5::text[]) AND ($6::text IS NULL OR runs.lease_owner = $6)
+ RETURNING runs.*, prev.reserved_microcredits AS held_microcredits`;
+
+/** What FINISH_RUN answers: the ended run and the hold it had. */
+export type FinishedRunRow = ModelRunRow & { held_microcredits: bigint };
 
 export const LIST_RUNS = `SELECT *, ${cursorTimeSql('created_at')} AS cursor_at FROM runs WHERE account_id = $1 AND kind = $2
    AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))

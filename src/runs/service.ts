@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import { canonicalJson } from '../canonicalJson.js';
 import type { Db } from '../db/pool.js';
 import { CHANNELS, notify, type Notifier } from '../db/notifier.js';
+import { RunEndWatch } from './runEndWatch.js';
 import { AppError, asFieldErrors } from '../errors.js';
 import { newId } from '../ids.js';
 import { decodeCursor, pageOf } from '../pagination.js';
@@ -57,7 +58,11 @@ export class ModelRunService {
     private readonly notifier: Notifier,
     /** Checks a webhook URL's host resolves to a public address (DNS), unless the operator allows private ones. */
     private readonly checkWebhookUrl: (url: string) => Promise<void>,
-  ) {}
+  ) {
+    this.ends = new RunEndWatch(notifier);
+  }
+
+  private readonly ends: RunEndWatch;
 
   async create(c: CreateModelRun): Promise<CreatedRun> {
     // No subModelId: the model's default mode; the mode may also be named inside the input (hosted clients).
@@ -163,19 +168,33 @@ export class ModelRunService {
     });
   }
 
-  /** Resolves when the run has ended or `seconds` have passed (Prefer: wait). */
-  async waitForEnd(runId: string, seconds: number): Promise<void> {
+  /**
+   * Taken before a run is created, for waitForEnd: lets the wait skip its first read of the run
+   * (runs/runEndWatch.ts). Undefined when the process cannot vouch for hearing every run end.
+   */
+  endMark(): { epoch: number } | undefined {
+    return this.ends.mark();
+  }
+
+  /** Resolves when the run has ended or `seconds` have passed (Prefer: wait). `mark`: endMark() taken before the run was created. */
+  async waitForEnd(runId: string, seconds: number, mark?: { epoch: number }): Promise<void> {
     const ended = async () => (['COMPLETED', 'FAILED', 'CANCELED'] as Array<string | undefined>).includes((await rowOf<{ status: string }>(this.db, q.RUN_STATUS, [runId]))?.status);
     let finish: () => void = () => {};
     const done = new Promise<void>((resolve) => (finish = resolve));
-    const off = await this.notifier.subscribe(CHANNELS.runEnded, (id) => {
+    // The handler is in place before subscribe() first yields (the channel is already listened to when
+    // there is a mark), so no end falls between the look at `ends` below and the handler.
+    const subscribed = this.notifier.subscribe(CHANNELS.runEnded, (id) => {
       if (id === runId) finish();
     });
+    const heard = this.ends.current(mark) ? this.ends.has(runId) : undefined;
+    const off = await subscribed;
     const timer = setTimeout(finish, seconds * 1000);
     // A backstop poll covers a dropped LISTEN connection.
     const poll = setInterval(() => void ended().then((e) => e && finish(), () => {}), 1000);
     try {
-      if (await ended()) return;
+      if (heard === true) return;
+      // Ended before the wait began, unheard of: only a run created before the mark (or none) can be.
+      if (heard === undefined && (await ended())) return;
       await done;
     } finally {
       off();

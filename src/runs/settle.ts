@@ -24,6 +24,8 @@ export interface FinishInput {
   eventOutputs?: unknown;
   /** A routed run (execution/routing.ts): which route served it and why others did not; its charge is that route's price. */
   route?: RouteReport;
+  /** The engine's last progress report, written by the settle instead of a statement of its own (runs/finalProgress.ts). */
+  progress?: { fraction: number; message: string | null };
 }
 
 /**
@@ -32,15 +34,13 @@ export interface FinishInput {
  * event written and the run's end announced. Returns the finished row, or undefined if it was not ours to finish.
  */
 export async function finishModelRun(tx: Queryable, f: FinishInput): Promise<q.ModelRunRow | undefined> {
-  // Lock the row first so the hold we read is the one we settle.
-  const before = await rowOf<{ reserved_microcredits: bigint }>(tx, q.LOCK_RUN_HOLD, [f.runId]);
-  if (!before) return undefined;
-  const held: bigint = before.reserved_microcredits;
-  // The served route's price, never more than the hold (the hold is the highest route's price).
-  const charge = f.route?.chargeMicrocredits === undefined ? held : BigInt(Math.min(f.route.chargeMicrocredits, Number(held)));
+  // One statement locks the row, reads its hold and settles it (runs/queries.ts FINISH_RUN).
   const route = f.route ? JSON.stringify({ served: f.route.served, skipped: f.route.skipped }) : null;
-  const run = await rowOf<q.ModelRunRow>(tx, q.FINISH_RUN, [f.runId, f.status, f.output === undefined ? null : JSON.stringify(f.output), f.error ?? null, f.from, f.leaseOwner, f.errorCode ?? null, charge < held ? charge : null, route]);
-  if (!run) return undefined;
+  const finished = await rowOf<q.FinishedRunRow>(tx, q.FINISH_RUN, [f.runId, f.status, f.output === undefined ? null : JSON.stringify(f.output), f.error ?? null, f.from, f.leaseOwner, f.errorCode ?? null, f.route?.chargeMicrocredits ?? null, route, f.progress?.fraction ?? null, f.progress?.message ?? null]);
+  if (!finished) return undefined;
+  const { held_microcredits: held, ...run } = finished;
+  // The served route's price, never more than the hold (the hold is the highest route's price).
+  const charge: bigint = f.status === 'COMPLETED' ? run.charged_microcredits : held;
   if (f.status === 'COMPLETED') {
     await capture(tx, run.account_id, charge, run.id);
     if (charge < held) await release(tx, run.account_id, held - charge, run.id, `route ${f.route?.served ?? ''} costs less than the hold`);

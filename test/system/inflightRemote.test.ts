@@ -93,6 +93,9 @@ test('one worker holds more remote calls than it has slots, within the provider 
   await until('every remote run to complete', async () => (await completed(ids)) === RUNS, 120_000, seen);
   assert.ok(fake.peakOpen <= PROVIDER_LIMIT, `the provider never held more than ${PROVIDER_LIMIT} calls (peak ${fake.peakOpen})`);
   assert.equal(fake.received, RUNS, 'one provider call per run');
+  // The adapter's last progress report ("done") is written by the settle itself (runs/finalProgress.ts), as before.
+  assert.equal(await count(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1) AND progress = 1 AND progress_message = 'done'`, [ids]), RUNS);
+  assert.equal((await api.request('GET', `/v1/nodes/runs/${ids[0]}`, { key: user.key })).body.progressMessage, 'done');
   fake.hold();
 });
 

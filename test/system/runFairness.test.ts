@@ -94,6 +94,24 @@ test('the per-account limit holds one account to its share while another account
   }
 });
 
+test('a run whose worker died is taken again although its account is at its limit (it is one of the runs counted)', async () => {
+  // Limit 1: the run itself is the account's one running run. Its lease is made to lapse as a dead worker's
+  // would (another owner, expired); the sweeper queues it again and the claim must take it, not put it back.
+  const srv3 = await startTestServer({ ATELIER_ALLOW_PRIVATE_URLS: '1', ATELIER_ACCOUNT_CONCURRENCY: '1', ATELIER_SWEEP_INTERVAL_MS: '200' }, { dataDir });
+  try {
+    gated.started.length = 0;
+    const a = await srv3.user();
+    const id = (await srv3.request('POST', `/v1/nodes/${GATED_NODE_TYPE}/run`, { key: a.key, body: { input: { prompt: 'D-A1' } } })).body.runId as string;
+    await gated.waitForStarted(1);
+    await srv3.services.db.query(`UPDATE runs SET lease_owner = 'a-worker-that-died', lease_expires_at = now() - interval '1 second' WHERE id = $1`, [id]);
+    assert.deepEqual(await gated.waitForStarted(2), ['D-A1', 'D-A1'], 'the run started again');
+    gated.release('D-A1');
+    assert.equal((await waitForStatus(srv3, a.key, `/v1/nodes/runs/${id}`, ['COMPLETED', 'FAILED'])).status, 'COMPLETED');
+  } finally {
+    await srv3.close();
+  }
+});
+
 /** Waits until the run's job has been put back at least once (a second job for it exists). */
 async function waitForJobDeferred(s: TestServer, runId: string): Promise<void> {
   const deadline = Date.now() + 60_000;

@@ -39,6 +39,8 @@ export async function modelRunRoutes(app: TypedApp, { services }: { services: Se
     const principal = principalOf(req);
     const body = req.body;
     const wait = parsePreferWait(header(req, 'prefer'));
+    // Taken before the run exists, so the wait knows it heard every end of it (runs/runEndWatch.ts).
+    const mark = wait !== undefined ? runs.endMark() : undefined;
     const { run, replayed } = await tracedRunCreate(req, { 'atelier.run.kind': 'model', 'atelier.model': req.params.nodeType }, () => runs.create({
       accountId: principal.accountId,
       keyId: principal.keyId,
@@ -53,7 +55,7 @@ export async function modelRunRoutes(app: TypedApp, { services }: { services: Se
     }));
     return answerCreatedRun(reply, {
       run, replayed, location: `/v1/nodes/runs/${run.id}`, wait,
-      waitForEnd: (id, s) => runs.waitForEnd(id, s),
+      waitForEnd: (id, s) => runs.waitForEnd(id, s, replayed ? undefined : mark),
       view: async () => standingView(await runs.get(principal.accountId, run.id)),
     });
   });

@@ -39,6 +39,8 @@ export async function workflowRunRoutes(app: TypedApp, { services }: { services:
     const accountId = acct(req);
     const body = req.body;
     const wait = parsePreferWait(header(req, 'prefer'));
+    // Taken before the run exists, so the wait knows it heard every end of it (runs/runEndWatch.ts).
+    const mark = wait !== undefined ? services.nodeRuns.endMark() : undefined;
     const { run, replayed } = await tracedRunCreate(req, { 'atelier.run.kind': 'workflow', 'atelier.workflow.id': body.workflowId }, () => runs.create({
       accountId, workflowId: body.workflowId, values: body.values, webhook: body.webhook, priority: body.priority,
       keyId: principalOf(req).keyId, scope: principalOf(req).scope,
@@ -46,7 +48,7 @@ export async function workflowRunRoutes(app: TypedApp, { services }: { services:
     }));
     return answerCreatedRun(reply, {
       run, replayed, location: `/v1/runs/${run.id}`, wait,
-      waitForEnd: (id, s) => services.nodeRuns.waitForEnd(id, s),
+      waitForEnd: (id, s) => services.nodeRuns.waitForEnd(id, s, replayed ? undefined : mark),
       view: () => view(accountId, run.id),
     });
   });
