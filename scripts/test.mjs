@@ -11,7 +11,8 @@
 //   unit      test/unit: pure code, no database or server; one file per core side by side.
 //   shared    test/api, test/compat, test/cli, test/sdk, test/engines, test/web and test/system but for the
 //             files below: each starts its own Atelier(s) on a database of its own, on ports the OS picks,
-//             and polls with generous limits, so two run side by side (ATELIER_TEST_CONCURRENCY, default 2).
+//             and polls with generous limits, so three run side by side (ATELIER_TEST_CONCURRENCY, default 3:
+//             most of a file's time is waiting on child processes and polls, so a third fills idle cores).
 //   alone     the system tests whose point is a measure of the machine (memory, fairness or throughput under
 //             load, 1,000 concurrent requests, a container build): one at a time, nothing else running.
 // A failing phase does not stop the next; the exit code is 1 if any failed.
@@ -72,7 +73,7 @@ const patterns = args.filter((a) => !a.endsWith('.ts') && !isDir(a));
 const testFiles = files.length ? files : listTests('test');
 
 const under = (file, ...dirs) => dirs.some((d) => path.relative(process.cwd(), path.resolve(file)).startsWith(path.join('test', d) + path.sep));
-const apiConcurrency = Number(process.env.ATELIER_TEST_CONCURRENCY ?? 2);
+const apiConcurrency = Number(process.env.ATELIER_TEST_CONCURRENCY ?? 3);
 // Measures of the machine: another file beside them would change what they measure.
 const ALONE = ['uploadMemory', 'engineResources', 'runFairness', 'webhookFairness', 'slowloris', 'container', 'inflightRemote', 'budgets', 'rateLeases', 'modelCheckAtStart']
   .map((name) => path.join('test', 'system', `${name}.test.ts`));
