@@ -86,6 +86,24 @@ describe('POST /v1/files', () => {
     expectErrorBody(await upload(u.key, empty), 400, 'VALIDATION_ERROR');
   });
 
+  test('no body and no Content-Type (the fuzzer\'s counterexample, seed 303012891): 400, not 500', async () => {
+    const u = await srv.user();
+    // Over a socket with no Content-Length, as the bench's fuzzer sent it: the request has no body at all.
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = http.request(`${srv.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${u.key}`, prefer: '1' } }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, text }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(answer.status, 400, answer.text);
+    const body = JSON.parse(answer.text);
+    assert.equal(body.code, 'VALIDATION_ERROR');
+    assert.match(body.message, /no body/);
+  });
+
   test('JSON: a URL fetched by the server, a data: URI and plain base64 (the hosted upload_file shapes)', async () => {
     const u = await srv.user();
     const byUrl = await upload(u.key, JSON.stringify({ url: mediaUrl }), { 'content-type': 'application/json' });

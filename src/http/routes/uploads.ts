@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../services.js';
@@ -80,7 +80,12 @@ export async function uploadRoutes(app: TypedApp, { services }: { services: Serv
           declaredBytes: length === undefined ? undefined : Math.min(length, u.maxBytes), path: 'body.file',
         });
       } else {
-        rec = await u.ingest(accountId, { body: req.body as Readable, declaredType: type, filename: req.query.filename, declaredBytes: contentLength(req), path: 'body' });
+        // A POST without Content-Type and without a body reaches no parser, so there is no stream to read.
+        if (!(req.body instanceof Readable)) {
+          throw new AppError('VALIDATION_ERROR', 'the request has no body: send the file\'s bytes (Content-Type: its media type), multipart/form-data, or JSON { url | data | base64 }',
+            { details: [{ path: 'body', message: 'is required' }] });
+        }
+        rec = await u.ingest(accountId, { body: req.body, declaredType: type, filename: req.query.filename, declaredBytes: contentLength(req), path: 'body' });
       }
       reply.header('Location', `/v1/files/${rec.id}/metadata`);
       return reply.code(201).send(await describeFile(services.files, rec) as never);
