@@ -259,8 +259,12 @@ export function answerProblems(req: FuzzRequest, status: number, headers: Record
   // MCP speaks JSON-RPC: past authentication, its transport answers protocol errors the way MCP clients parse
   // them (a JSON-RPC error object), which is the one non-2xx shape besides ours.
   const jsonRpcError = req.url.split('?')[0] === '/mcp' && body?.jsonrpc === '2.0' && typeof body?.error?.message === 'string' && typeof body?.error?.code === 'number';
+  // A path that resolves outside the API (`/v1/workflows/../..` is `/` once a client or the injector resolves
+  // its dots) is the web app's: a browser asking for HTML there gets its HTML error page, as it should.
+  const resolved = new URL(req.url, 'http://fuzz.invalid').pathname;
+  const webPage = !/^\/(v1|api|mcp)(\/|$)/.test(resolved) && /text\/html/.test(String(req.headers.accept ?? '')) && String(headers['content-type'] ?? '').startsWith('text/html');
   // A HEAD answer has no body by definition; its status still counts.
-  if ((status >= 400 || status < 200) && !jsonRpcError && req.method !== 'HEAD') {
+  if ((status >= 400 || status < 200) && !jsonRpcError && !webPage && req.method !== 'HEAD') {
     if (!String(headers['content-type'] ?? '').startsWith('application/json')) problems.push(`content-type ${headers['content-type']}`);
     if (!body || typeof body !== 'object') problems.push('error answer is not a JSON object');
     else {
