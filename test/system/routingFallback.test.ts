@@ -78,6 +78,18 @@ async function runOnce(key: string): Promise<any> {
   return waitForStatus(srv, key, `/v1/nodes/runs/${created.body.runId}`, ['COMPLETED', 'FAILED', 'CANCELED'], 120_000);
 }
 
+/** Held at the dearer route, charged at the backup that served it, the rest released; the balance shows it. */
+async function assertChargedAtBackup(runId: string, key: string): Promise<void> {
+  assert.deepEqual(await ledgerOf(runId), [
+    { kind: 'reserve', posted: 0, reserved: PRIMARY_PRICE },
+    { kind: 'capture', posted: -BACKUP_PRICE, reserved: -BACKUP_PRICE },
+    { kind: 'release', posted: 0, reserved: -(PRIMARY_PRICE - BACKUP_PRICE) },
+  ]);
+  const bal = (await srv.request('GET', '/v1/credits/balance', { key })).body;
+  assert.equal(bal.availableBalance, 1_000_000 - BACKUP_PRICE);
+  assert.equal(bal.reservedMicrocredits, 0);
+}
+
 async function ledgerOf(runId: string): Promise<Array<{ kind: string; posted: number; reserved: number }>> {
   const r = await db.query(`SELECT kind, posted_delta::int AS posted, reserved_delta::int AS reserved FROM ledger_entries WHERE run_id = $1 ORDER BY id`, [runId]);
   return r.rows;
@@ -101,14 +113,7 @@ describe('routing with fallback', () => {
     // Held at the dearer route, charged at the one that served it; the rest went back.
     assert.equal(run.estimatedCredits, PRIMARY_PRICE);
     assert.equal(run.creditUsed, BACKUP_PRICE);
-    assert.deepEqual(await ledgerOf(run.id), [
-      { kind: 'reserve', posted: 0, reserved: PRIMARY_PRICE },
-      { kind: 'capture', posted: -BACKUP_PRICE, reserved: -BACKUP_PRICE },
-      { kind: 'release', posted: 0, reserved: -(PRIMARY_PRICE - BACKUP_PRICE) },
-    ]);
-    const bal = (await srv.request('GET', '/v1/credits/balance', { key: u.key })).body;
-    assert.equal(bal.availableBalance, 1_000_000 - BACKUP_PRICE);
-    assert.equal(bal.reservedMicrocredits, 0);
+    await assertChargedAtBackup(run.id, u.key);
 
     // The failure opened the primary's circuit, in the database every worker reads.
     const circuit = (await db.query(`SELECT failures, open_until FROM route_circuits WHERE route = 'routed-chat/primary'`)).rows[0];
@@ -189,14 +194,7 @@ describe('routing with fallback', () => {
       assert.equal(shown.route.served, 'backup', 'the node record names the route that served it');
       // The run's total is the sum of its nodes' charges.
       assert.equal(run.actualCredits, BACKUP_PRICE);
-      assert.deepEqual(await ledgerOf(run.id), [
-        { kind: 'reserve', posted: 0, reserved: PRIMARY_PRICE },
-        { kind: 'capture', posted: -BACKUP_PRICE, reserved: -BACKUP_PRICE },
-        { kind: 'release', posted: 0, reserved: -(PRIMARY_PRICE - BACKUP_PRICE) },
-      ]);
-      const bal = (await srv.request('GET', '/v1/credits/balance', { key: u.key })).body;
-      assert.equal(bal.availableBalance, 1_000_000 - BACKUP_PRICE);
-      assert.equal(bal.reservedMicrocredits, 0);
+      await assertChargedAtBackup(run.id, u.key);
       const budgets = (await srv.request('GET', '/v1/credits/budgets', { key: u.key })).body.budgets;
       assert.equal(budgets[0].spentMicrocredits, BACKUP_PRICE, 'the limit counts what was charged, not what was held');
       // Doctor, with the catalog that re-prices nodes, finds nothing: the node's charge is its served route's price.
