@@ -151,13 +151,17 @@ describe('a 200 MB upload', { skip }, () => {
           assert.equal(put.status, 200, put.text);
           parts.push({ partNumber: p.partNumber, etag: String(put.headers.etag) });
         }
+        // Its own baseline: memory the streamed upload above left resident (V8 keeps freed pages a while)
+        // is not the completion's growth. CI once read 65.1 MB against the first baseline for this step.
+        await new Promise((r) => setTimeout(r, 500));
+        const directBase = rssBytes(api.child.pid!);
         const direct = await peakRss(api.child.pid!, () => fetch(plan.completeUrl.replace(srv.url, api.url!), { method: 'POST', headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ parts }) }).then(async (r) => ({ status: r.status, body: await r.json() as any })));
         assert.equal(direct.result.status, 201, JSON.stringify(direct.result.body));
         assert.equal(direct.result.body.bytes, size);
         assert.equal(direct.result.body.contentType, 'video/x-matroska');
         assert.equal(direct.result.body.filename, 'direct.mkv');
-        assert.ok(direct.peak - base < GROWTH_LIMIT, `grew ${((direct.peak - base) / 1048576).toFixed(1)} MB`);
-        console.log(`# S3 store, direct upload completion: API process grew ${((direct.peak - base) / 1048576).toFixed(1)} MB`);
+        assert.ok(direct.peak - directBase < GROWTH_LIMIT, `grew ${((direct.peak - directBase) / 1048576).toFixed(1)} MB`);
+        console.log(`# S3 store, direct upload completion: API process grew ${((direct.peak - directBase) / 1048576).toFixed(1)} MB (${((direct.peak - base) / 1048576).toFixed(1)} MB over the first baseline)`);
         await trimRun(srv, u.key, direct.result.body.stableUrl);
       } finally {
         await api.stop();
