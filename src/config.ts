@@ -24,6 +24,8 @@ export interface Config {
   workerConcurrency: number;
   /** Job-taking loops beyond the CPU slots (ATELIER_WORKER_INTAKE): they claim remote runs faster; a local run one takes waits for a CPU slot. */
   workerIntake: number;
+  /** A process with the API and worker roles takes a remote run it creates at once when its remote lane has room (ATELIER_TAKE_OWN_RUNS, default on). */
+  takeOwnRuns: boolean;
   /** How long a worker's claim on a run lasts without a heartbeat before another worker takes it over. */
   runLeaseSeconds: number;
   /** How often the sweeper looks for lapsed leases and deadlines. */
@@ -152,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     starterMicrocredits: BigInt(starter),
     workerConcurrency: intFrom(env, 'ATELIER_WORKER_CONCURRENCY', 2, 1, 64),
     workerIntake: intFrom(env, 'ATELIER_WORKER_INTAKE', 0, 0, 64),
+    takeOwnRuns: intFrom(env, 'ATELIER_TAKE_OWN_RUNS', 1, 0, 1) === 1,
     runLeaseSeconds: intFrom(env, 'ATELIER_RUN_LEASE_SECONDS', 30, 2, 3600),
     sweepIntervalMs: intFrom(env, 'ATELIER_SWEEP_INTERVAL_MS', 1000, 50, 600_000),
     fileRetentionSeconds: intFrom(env, 'ATELIER_FILE_RETENTION_DAYS', 7, 0, 3650) * 86_400,

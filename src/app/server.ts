@@ -88,13 +88,21 @@ export async function startServer(config: Config, role: Role = 'all', opts: { qu
     });
     const modelRunExecutor = new ModelRunExecutor(database.db, runner, services.files, services.queue, tasks, workerId, { leaseSeconds: config.runLeaseSeconds, metrics, accountConcurrency: config.accountConcurrency });
     const dispatcher = new JobDispatcher(database.db, services.queue, services.notifier, tasks, {
-      executeRun: (runId) => modelRunExecutor.execute(runId),
+      executeRun: (runId, jobId) => modelRunExecutor.execute(runId, jobId),
       advanceWorkflow: (runId) => executor.advanceAndRun(runId),
       executeNode: (runId, nodeId) => executor.executeNode(runId, nodeId),
       kindOf: (runId) => modelRunExecutor.kindOf(runId),
     }, log, { concurrency: config.workerConcurrency, intake: config.workerIntake });
     await dispatcher.start();
     parts.push(dispatcher);
+    // A remote run this process creates, with room on its remote lane, is taken here at once (no queue
+    // round trip); ATELIER_TAKE_OWN_RUNS=0 sends every run through the queue.
+    if (config.takeOwnRuns) {
+      services.nodeRuns.takeOwn = (run, jobId) => {
+        const room = runner.promiseRemoteRoom(run.nodeType, run.subModelId);
+        return room !== undefined && dispatcher.takeOwn(run.runId, jobId, room);
+      };
+    }
     const sweeper = new RunSweeper(database.db, services.queue, services.nodeRuns, services.files, log, config.sweepIntervalMs, services.workflowRuns);
     sweeper.start();
     parts.push(sweeper);

@@ -7,8 +7,8 @@ import { runInSlot } from './remoteLane.js';
 
 /** What the dispatcher hands each kind of job to (runs/ and workflows/ implement these; neither imports the other). */
 export interface JobHandlers {
-  /** A standalone run. */
-  executeRun(runId: string): Promise<void>;
+  /** A standalone run; `jobId`: its job, still waiting, for the claim to drop (a run this process created, takeOwn). */
+  executeRun(runId: string, jobId?: string): Promise<void>;
   /** A workflow's advance step (which may run the first ready node at once). */
   advanceWorkflow(runId: string): Promise<void>;
   /** One workflow node. */
@@ -63,6 +63,32 @@ export class JobDispatcher {
       }));
       return released;
     });
+  }
+
+  /**
+   * A standalone run this process has just created (committed, with its job), taken here at once instead of
+   * through the queue, when nothing would make it wait: the caller (runs/service.ts) has checked its engine
+   * would start now. Its claim is the same guarded, leased claim a consumer loop makes, and drops the job it
+   * no longer needs in the same statement; the run then lives exactly as a fetched one (heartbeat, deadline,
+   * cancel, settle, hand-back). Nothing is lost to a crash at any point: before the claim the job is still
+   * waiting (a loop of any worker fetches it), after it the lease lapses and the sweeper re-queues the run,
+   * and a loop that fetched the job meanwhile finds the run taken. False: not taken (stopping), queue it.
+   * `room`: gives back the remote lane's room promised to the run (RemoteLane.promiseRoom), called once
+   * the run holds its call's permits (it gives its slot back, remoteLane.ts) or ends without reaching them.
+   */
+  takeOwn(runId: string, jobId: string, room: () => void): boolean {
+    if (this.stopping || !this.tasks.accepting) {
+      room();
+      return false;
+    }
+    const { done, released } = runInSlot(() => this.handlers.executeRun(runId, jobId));
+    void released.then(room);
+    void this.track(done.catch((err) => {
+      // A claim that failed rolled back with its job still waiting: wake a loop to fetch it.
+      this.log.warn({ err, runId }, 'could not start a run taken at its creation; its job is left to the queue');
+      this.db.notifyAfterCommit(CHANNELS.jobs);
+    }));
+    return true;
   }
 
   private track(p: Promise<void>): Promise<void> {

@@ -98,6 +98,25 @@ export class EngineRunner {
     return dispatch(engine, mode.engine.options ?? {});
   }
 
+  /**
+   * Room for a run of this model to go straight to its provider in this process now: one remote engine (not
+   * a routed mode, whose route is chosen at run time), available, with room on the remote lane. Answers the
+   * function that gives the room back (RemoteLane.promiseRoom), or undefined.
+   */
+  promiseRemoteRoom(nodeType: string, subModelId: string | null): (() => void) | undefined {
+    if (!this.remote) return undefined;
+    let engineId: string;
+    try {
+      const { mode } = this.catalog.resolveNode(nodeType, subModelId, { requireSubModel: false });
+      if (mode.routes?.length) return undefined;
+      engineId = mode.engine.engine;
+    } catch {
+      return undefined;
+    }
+    if (engineKind(engineId) !== 'remote' || this.engines.get(engineId) === undefined) return undefined;
+    return this.remote.lane.promiseRoom(engineId);
+  }
+
   /** One engine call: a remote one in this process on the remote lane, a local one in a child holding a CPU slot. */
   private async dispatch(engine: Engine, req: ExecuteRequest, ctx: EngineContext, job: EngineJob): Promise<EngineOutputs> {
     if (this.remote && engineKind(engine.id) === 'remote') {

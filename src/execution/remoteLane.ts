@@ -131,6 +131,32 @@ export class RemoteLane {
     }
   }
 
+  /** Room promised to runs taken at their creation that have not reached their call yet (promiseRoom). */
+  private promisedTotal = 0;
+  private readonly promised = new Map<string, number>();
+
+  /**
+   * Room for one call to `providerId` that would start now, waiting for no permit, counting the room already
+   * promised: what a run must find to be taken by this process at its creation rather than through the
+   * queue (execution/dispatcher.ts takeOwn). Answers the function that gives the promise back (once the
+   * run holds its permits, or never reached them), or undefined when there is no room. Without the count,
+   * runs created in a burst would all see the room the first has not taken yet.
+   */
+  promiseRoom(providerId: string): (() => void) | undefined {
+    const p = this.provider(providerId);
+    const mine = this.promised.get(providerId) ?? 0;
+    if (this.total.inUse + this.total.queued + this.promisedTotal >= this.total.limit || p.inUse + p.queued + mine >= p.limit) return undefined;
+    this.promisedTotal++;
+    this.promised.set(providerId, mine + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      this.promisedTotal--;
+      this.promised.set(providerId, (this.promised.get(providerId) ?? 1) - 1);
+    };
+  }
+
   stats(): RemoteLaneStats {
     return {
       held: this.total.inUse,

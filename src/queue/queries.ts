@@ -10,6 +10,9 @@
 /** pg-boss's schema (its default, named so the one hand-written insert can address its tables). */
 export const BOSS_SCHEMA = 'pgboss';
 
+/** The queue every run's jobs go to (JobQueue's RUN_QUEUE). */
+export const RUN_QUEUE_NAME = 'run';
+
 /** The columns of pg-boss 10's `job` table that jobInsertSql was written against (sorted). */
 export const EXPECTED_JOB_COLUMNS = [
   'created_on', 'data', 'dead_letter', 'expire_in', 'id', 'keep_until', 'name', 'output', 'policy', 'priority',
@@ -24,9 +27,9 @@ export const JOB_COLUMNS = `SELECT column_name FROM information_schema.columns W
  * enqueueRun's options (test/api/runCreate.test.ts compares the two). One job per row of `gate`; `data`,
  * `priority` and `expire` are SQL expressions (placeholders of the caller's statement).
  */
-export function jobInsertSql(gate: string, queue: string, data: string, priority: string, expireSeconds: string): string {
+export function jobInsertSql(gate: string, queue: string, data: string, priority: string, expireSeconds: string, idSql = 'gen_random_uuid()'): string {
   return `INSERT INTO ${BOSS_SCHEMA}.job (id, name, data, priority, start_after, singleton_key, singleton_on, dead_letter, expire_in, keep_until, retry_limit, retry_delay, retry_backoff, policy)
-  SELECT gen_random_uuid(), q.name, ${data}::jsonb, ${priority}, now(), NULL, NULL, q.dead_letter,
+  SELECT ${idSql}, q.name, ${data}::jsonb, ${priority}, now(), NULL, NULL, q.dead_letter,
          ${expireSeconds}::numeric * interval '1s',
          now() + CAST(COALESCE((q.retention_minutes * 60)::text, '14 days') AS interval),
          0,
@@ -35,6 +38,16 @@ export function jobInsertSql(gate: string, queue: string, data: string, priority
          q.policy
     FROM ${gate} CROSS JOIN ${BOSS_SCHEMA}.queue q
    WHERE q.name = ${queue}`;
+}
+
+/**
+ * A data-modifying CTE body that deletes one job still waiting (not fetched by any consumer loop) by its
+ * id: a run claimed by the process that created it (JobQueue.runJobInsert's `id`, runs/queries.ts
+ * CLAIM_RUN) needs its job no more. A job already fetched is left to its loop, whose claim then finds the
+ * run taken. `idSql`: a uuid expression, or NULL for no job.
+ */
+export function dropWaitingJobSql(queue: string, idSql: string): string {
+  return `DELETE FROM ${BOSS_SCHEMA}.job WHERE name = ${queue} AND id = ${idSql} AND state = 'created' RETURNING id`;
 }
 
 /** Waiting (not yet fetched) jobs of queue $1 for nodes $3 of workflow run $2 (JobQueue.dropNodeJobs). */

@@ -2,10 +2,10 @@ import PgBoss from 'pg-boss';
 import type { Queryable } from '../db/pool.js';
 import { CHANNELS, notify, type Notifier } from '../db/notifier.js';
 import { overAccountLimit, priorityFor } from './fairness.js';
-import { BOSS_SCHEMA, DROP_NODE_JOBS, EXPECTED_JOB_COLUMNS, JOB_COLUMNS, jobInsertSql } from './queries.js';
+import { BOSS_SCHEMA, DROP_NODE_JOBS, EXPECTED_JOB_COLUMNS, JOB_COLUMNS, jobInsertSql, RUN_QUEUE_NAME } from './queries.js';
 import { WakeUps } from './wakeUps.js';
 
-export const RUN_QUEUE = 'run';
+export const RUN_QUEUE = RUN_QUEUE_NAME;
 
 export interface RunJob {
   runId: string;
@@ -112,7 +112,7 @@ export class JobQueue {
    * per row of `gate` (a CTE of the statement). Placeholders are numbered from `firstParam`. The caller
    * sends the CHANNELS.jobs wake-up once the statement has committed.
    */
-  runJobInsert(gate: string, job: RunJob, expireInSeconds: number, firstParam: number, opts: { priority?: number; prioritySql?: string; perRow?: { runIdSql: string; expireSql: string } } = {}): { sql: string; values: unknown[] } {
+  runJobInsert(gate: string, job: RunJob, expireInSeconds: number, firstParam: number, opts: { priority?: number; prioritySql?: string; perRow?: { runIdSql: string; expireSql: string }; /** The job's id (a uuid), for a claim that drops it (dropWaitingJobSql); else one is drawn in SQL. */ id?: string } = {}): { sql: string; values: unknown[] } {
     const values: unknown[] = [];
     const p = (v: unknown) => {
       values.push(v);
@@ -122,7 +122,7 @@ export class JobQueue {
     const data = opts.perRow ? `jsonb_build_object('runId', ${opts.perRow.runIdSql}, 'kind', ${p(job.kind)}::text)` : p(JSON.stringify(job));
     const priority = opts.prioritySql ?? `COALESCE(${p(opts.priority ?? null)}::int, 0)`;
     const expire = opts.perRow ? `GREATEST(30, ${opts.perRow.expireSql})` : p(Math.max(30, expireInSeconds));
-    const sql = jobInsertSql(gate, p(RUN_QUEUE), data, priority, expire);
+    const sql = jobInsertSql(gate, p(RUN_QUEUE), data, priority, expire, opts.id === undefined ? undefined : `${p(opts.id)}::uuid`);
     return { sql, values };
   }
 

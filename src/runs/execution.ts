@@ -42,7 +42,8 @@ export class ModelRunExecutor {
     this.heartbeats = new HeartbeatBatcher(db, workerId, opts.leaseSeconds);
   }
 
-  async execute(runId: string): Promise<void> {
+  /** `jobId`: the run's job when this process created the run and takes it at once (dispatcher.ts takeOwn); the claim drops it. */
+  async execute(runId: string, jobId?: string): Promise<void> {
     // The claim goes with BEGIN in one round trip (runs/queries.ts claimRunLiteral), and checks the account's
     // fair share itself (queue/fairness.ts): a run over it is not taken and its job goes back for a moment.
     const limit = this.opts.accountConcurrency ?? 0;
@@ -61,7 +62,7 @@ export class ModelRunExecutor {
         await recordEvent(tx, { accountId: run.account_id, runId, workflowId: run.node_type, type: 'run.started', data: { status: 'RUNNING', totalNodes: 1 }, webhook: run.webhook });
       }
       return run;
-    }, { first: q.claimRunLiteral(runId, this.workerId, this.opts.leaseSeconds, limit) }));
+    }, { first: q.claimRunLiteral(runId, this.workerId, this.opts.leaseSeconds, limit, jobId ?? null) }));
     if (!claimed) return; // finished, canceled, or held by a live worker
     if (claimed.kind !== 'node') return;
     if (claimed.attempts > MAX_ATTEMPTS) {

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { entrySql, holdSql } from '../ledger/queries.js';
 import { budgetGateSql, budgetTakeSql } from '../ledger/queries/budgets.js';
 import { cursorTimeSql } from '../pagination.js';
+import { dropWaitingJobSql, RUN_QUEUE_NAME } from '../queue/queries.js';
 
 /**
  * A standalone run created by one statement, committed on its own (all or nothing), in this order:
@@ -147,6 +148,10 @@ export const DROP_STALE_IDEMPOTENCY = `DELETE FROM idempotency_keys WHERE accoun
  * taken, and the answer is one row with `id` null and `account_running` the count, so the caller puts its job
  * back for later. A run whose lease lapsed is taken whatever the count (it is one of the runs counted).
  * No row at all: an unknown run.
+ *
+ * $5: the run's job when the process that created the run claims it itself (runs/inlineClaims.ts), else
+ * NULL. That job, still waiting, is deleted by the claim's own statement whatever the claim's outcome: a
+ * run taken needs it no more, and a run over its account's share gets a later job from the caller.
  */
 export const CLAIM_RUN = `
 WITH prev AS (SELECT id, status, account_id FROM runs WHERE id = $1 FOR UPDATE),
@@ -156,6 +161,7 @@ busy AS (
     + (SELECT count(*) FROM runs w JOIN node_runs n ON n.run_id = w.id WHERE w.account_id = prev.account_id AND w.status = 'RUNNING' AND n.status = 'RUNNING')::int
     ELSE 0 END AS account_running
   FROM prev),
+dropped AS (${dropWaitingJobSql(pg.escapeLiteral(RUN_QUEUE_NAME), '$5::uuid')}),
 claimed AS (
 UPDATE runs r SET status = 'RUNNING', started_at = COALESCE(r.started_at, now()), attempts = r.attempts + 1,
        lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3)
@@ -169,11 +175,11 @@ SELECT claimed.*, busy.account_running, prev.status AS status_before FROM busy J
  * CLAIM_RUN with its values written in, for Db.tx's `first` (sent with BEGIN in one round trip: a claim is on
  * every run's enqueue→RUNNING path). `accountLimit`: the per-account concurrency limit, 0 for none.
  */
-export function claimRunLiteral(runId: string, workerId: string, leaseSeconds: number, accountLimit = 0): string {
+export function claimRunLiteral(runId: string, workerId: string, leaseSeconds: number, accountLimit = 0, jobId: string | null = null): string {
   if (!Number.isFinite(leaseSeconds)) throw new Error('lease seconds must be a number');
   if (!Number.isInteger(accountLimit)) throw new Error('the account limit must be an integer');
-  const values: Record<string, string> = { $1: pg.escapeLiteral(runId), $2: pg.escapeLiteral(workerId), $3: String(leaseSeconds), $4: String(accountLimit) };
-  return CLAIM_RUN.replace(/\$[1-4]\b/g, (m) => values[m]!);
+  const values: Record<string, string> = { $1: pg.escapeLiteral(runId), $2: pg.escapeLiteral(workerId), $3: String(leaseSeconds), $4: String(accountLimit), $5: jobId === null ? 'NULL' : pg.escapeLiteral(jobId) };
+  return CLAIM_RUN.replace(/\$[1-5]\b/g, (m) => values[m]!);
 }
 
 /** What CLAIM_RUN answers: the run, started now or before, and the status it had. */

@@ -64,6 +64,13 @@ export class ModelRunService {
 
   private readonly ends: RunEndWatch;
 
+  /**
+   * Set in a process that also works the queue (app/server.ts): offered each run this service has just
+   * created, with its job's id; true when the process took the run itself (execution/dispatcher.ts
+   * takeOwn), so no consumer loop needs waking for it.
+   */
+  takeOwn: ((run: { runId: string; nodeType: string; subModelId: string | null }, jobId: string) => boolean) | undefined;
+
   async create(c: CreateModelRun): Promise<CreatedRun> {
     // No subModelId: the model's default mode; the mode may also be named inside the input (hosted clients).
     const call = asFieldErrors('input', () => this.catalog.resolveCall(c.nodeType, c.subModelId, c.input ?? {}, { inputPath: 'input' }));
@@ -98,7 +105,8 @@ export class ModelRunService {
     const runId = newId('run');
     // Fair shares (queue/fairness.ts): the job goes behind its own account's live runs, not everyone's.
     // Priority first (queue/fairness.ts jobPriority), then fair shares: behind its own account's live runs.
-    const job = this.queue.runJobInsert('run', { runId, kind: 'node' }, timeout + 60, 18, { prioritySql: jobPrioritySql('$2', '$16') });
+    const jobId = crypto.randomUUID();
+    const job = this.queue.runJobInsert('run', { runId, kind: 'node' }, timeout + 60, 18, { prioritySql: jobPrioritySql('$2', '$16'), id: jobId });
     const sql = q.createRunStatement(job.sql);
     const values = [
       runId, c.accountId, 'node', model.nodeType, resolved.subModelId, null, input, cost, webhook ?? null,
@@ -113,7 +121,8 @@ export class ModelRunService {
     });
     // The key was claimed in the statement that created its run, so the run it names exists.
     if ('replayOf' in once) return { run: (await rowOf<q.RunRow>(this.db, q.RUN_BY_ID, [once.replayOf]))!, replayed: true };
-    this.db.notifyAfterCommit(CHANNELS.jobs);
+    // Committed: the run, its hold and its job exist whatever happens to this process from here.
+    if (!this.takeOwn?.({ runId, nodeType: model.nodeType, subModelId: resolved.subModelId }, jobId)) this.db.notifyAfterCommit(CHANNELS.jobs);
     return { run: once.created, replayed: false };
   }
 
