@@ -24,6 +24,42 @@ export function deferNotify(q: Queryable, channel: string, payload: string): boo
   return true;
 }
 
+// Statements asked to go with a Db.tx transaction's COMMIT (withCommit), in the order asked.
+const commitStatements = new WeakMap<object, string[]>();
+
+/**
+ * In a transaction of Db.tx: sends `sql` (one statement, its values written in as literals: literalSql)
+ * together with the transaction's COMMIT, in the same round trip, and returns true; outside one, false (the
+ * caller runs it itself). For the statement that takes a lock other transactions queue for (an account's
+ * balance row at a run's settle): sent last, the lock is held for that statement and the commit's WAL
+ * flush only, not for the round trips to a busy client between the statement and COMMIT. A failure of it
+ * fails the commit (the transaction is rolled back), so nothing after it in the transaction may need its
+ * result or its effects.
+ */
+export function withCommit(q: Queryable, sql: string): boolean {
+  const list = commitStatements.get(q);
+  if (!list) return false;
+  list.push(sql);
+  return true;
+}
+
+/**
+ * `sql` with its placeholders ($1 …) replaced by `values` written as SQL literals, for the simple query
+ * protocol (Db.tx's `first`, withCommit). Strings are escaped (pg.escapeLiteral), numbers and bigints
+ * parenthesised (so `-$2` stays a negation), null is NULL; a placeholder with no value is an error.
+ */
+export function literalSql(sql: string, values: ReadonlyArray<string | number | bigint | null>): string {
+  return sql.replace(/\$(\d+)/g, (_m, n: string) => {
+    const i = Number(n) - 1;
+    if (i >= values.length) throw new Error(`no value for $${n}`);
+    const v = values[i];
+    if (v === null) return 'NULL';
+    if (typeof v === 'string') return pg.escapeLiteral(v);
+    if (typeof v === 'number' && !Number.isFinite(v)) throw new Error(`$${n} is not a finite number`);
+    return `(${String(v)})`;
+  });
+}
+
 /** A pool plus the one transaction helper every service uses. */
 export class Db {
   readonly pool: pg.Pool;
@@ -98,20 +134,25 @@ export class Db {
     const client = await this.pool.connect();
     const notifies: Array<[string, string]> = [];
     deferredNotifies.set(client, notifies);
+    const atCommit: string[] = [];
+    commitStatements.set(client, atCommit);
     try {
       let first: pg.QueryResult | undefined;
       if (opts.first === undefined) await client.query('BEGIN');
       else first = ((await client.query(`BEGIN; ${opts.first}`)) as unknown as pg.QueryResult[])[1];
       const result = await fn(client, first);
+      commitStatements.delete(client);
       const after = then(result);
       let answer: pg.QueryResult | undefined;
-      if (after === undefined) await client.query('COMMIT');
-      else answer = ((await client.query(`COMMIT; ${after}`)) as unknown as pg.QueryResult[])[1];
+      const commit = [...atCommit, 'COMMIT'].join('; ');
+      if (after === undefined) await client.query(commit);
+      else answer = ((await client.query(`${commit}; ${after}`)) as unknown as pg.QueryResult[])[atCommit.length + 1];
       deferredNotifies.delete(client);
       if (notifies.length) this.sendSoon(notifies);
       return { result, then: answer };
     } catch (err) {
       deferredNotifies.delete(client);
+      commitStatements.delete(client);
       await client.query('ROLLBACK').catch(() => {});
       throw err;
     } finally {

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/pool.js';
+import { literalSql, withCommit, type Queryable } from '../db/pool.js';
 import { AppError, validationError } from '../errors.js';
 import { rowOf, rowsOf } from '../db/typed.js';
 import * as q from './queries.js';
@@ -109,16 +109,30 @@ export function insufficientCredits(amount: bigint, available: bigint): AppError
   });
 }
 
+/**
+ * How a settle's ledger statement is sent. `atCommit`: with the transaction's COMMIT (Db.tx, withCommit), so
+ * the account's balance row, which every create of the account locks too, is held only for that statement
+ * and the commit; for a caller that reads nothing the statement writes later in its transaction.
+ */
+export interface SettleSend {
+  atCommit?: boolean;
+}
+
 /** Turns a run's hold into a charge. The caller guarantees once-only by settling under a state guard. */
-export async function capture(tx: Queryable, accountId: string, amount: bigint, runId: string, note?: string): Promise<void> {
+export async function capture(tx: Queryable, accountId: string, amount: bigint, runId: string, note?: string, send: SettleSend = {}): Promise<void> {
   if (amount === 0n) return;
-  await tx.query(q.SETTLE_AND_RECORD, [accountId, amount, amount, runId, note ?? null, 'capture']);
+  await settle(tx, [accountId, amount, amount, runId, note ?? null, 'capture'], send);
 }
 
 /** Returns a run's hold to the available balance (failure, cancel, or the unused part of a workflow). */
-export async function release(tx: Queryable, accountId: string, amount: bigint, runId: string, note?: string): Promise<void> {
+export async function release(tx: Queryable, accountId: string, amount: bigint, runId: string, note?: string, send: SettleSend = {}): Promise<void> {
   if (amount === 0n) return;
-  await tx.query(q.SETTLE_AND_RECORD, [accountId, amount, 0n, runId, note ?? null, 'release']);
+  await settle(tx, [accountId, amount, 0n, runId, note ?? null, 'release'], send);
+}
+
+async function settle(tx: Queryable, values: [string, bigint, bigint, string, string | null, string], send: SettleSend): Promise<void> {
+  if (send.atCommit && withCommit(tx, literalSql(q.SETTLE_AND_RECORD, values))) return;
+  await tx.query(q.SETTLE_AND_RECORD, values);
 }
 
 /** A new account's zero balance row, in the caller's transaction (accounts/service.ts). */

@@ -41,10 +41,12 @@ export async function finishModelRun(tx: Queryable, f: FinishInput): Promise<q.M
   const { held_microcredits: held, ...run } = finished;
   // The served route's price, never more than the hold (the hold is the highest route's price).
   const charge: bigint = f.status === 'COMPLETED' ? run.charged_microcredits : held;
+  // The ledger's statements go with the COMMIT (ledger.ts SettleSend): nothing below reads what they write.
+  const atCommit = { atCommit: true };
   if (f.status === 'COMPLETED') {
-    await capture(tx, run.account_id, charge, run.id);
-    if (charge < held) await release(tx, run.account_id, held - charge, run.id, `route ${f.route?.served ?? ''} costs less than the hold`);
-  } else await release(tx, run.account_id, held, run.id, f.status === 'CANCELED' ? 'canceled' : 'failed');
+    await capture(tx, run.account_id, charge, run.id, undefined, atCommit);
+    if (charge < held) await release(tx, run.account_id, held - charge, run.id, `route ${f.route?.served ?? ''} costs less than the hold`, atCommit);
+  } else await release(tx, run.account_id, held, run.id, f.status === 'CANCELED' ? 'canceled' : 'failed', atCommit);
   const { type, data } = runEndEvent(
     f.status === 'COMPLETED'
       ? { status: 'COMPLETED', completedNodes: 1, outputs: f.eventOutputs ?? null, actualCredits: Number(charge) }
