@@ -44,20 +44,61 @@ export function withCommit(q: Queryable, sql: string): boolean {
 }
 
 /**
- * `sql` with its placeholders ($1 …) replaced by `values` written as SQL literals, for the simple query
- * protocol (Db.tx's `first`, withCommit). Strings are escaped (pg.escapeLiteral), numbers and bigints
- * parenthesised (so `-$2` stays a negation), null is NULL; a placeholder with no value is an error.
+ * One value as the SQL literal of what node-postgres would send for it as a text parameter: quoted, so the
+ * literal's type is resolved from its context exactly as a parameter's is (a number too: `-$2::bigint`
+ * stays a negation). Strings, finite numbers, bigints and booleans; arrays of those (PostgreSQL's array
+ * text); plain objects as JSON; null and undefined as NULL. Undefined for anything else (a Buffer, a Date,
+ * a nested array): the caller sends the statement with parameters instead.
  */
-export function literalSql(sql: string, values: ReadonlyArray<string | number | bigint | null>): string {
-  return sql.replace(/\$(\d+)/g, (_m, n: string) => {
+function literalOf(v: unknown): string | undefined {
+  if (v === null || v === undefined) return 'NULL';
+  switch (typeof v) {
+    // A NUL cannot be in a query's text (the protocol ends it there): such a value goes as a parameter.
+    case 'string': return v.includes('\0') ? undefined : pg.escapeLiteral(v);
+    case 'bigint':
+    case 'boolean': return pg.escapeLiteral(String(v));
+    case 'number': return Number.isFinite(v) ? pg.escapeLiteral(String(v)) : undefined;
+    case 'object': {
+      if (Array.isArray(v)) {
+        const items: string[] = [];
+        for (const x of v) {
+          if (x === null || x === undefined) items.push('NULL');
+          else if ((typeof x === 'string' && !x.includes('\0')) || typeof x === 'bigint' || typeof x === 'boolean' || (typeof x === 'number' && Number.isFinite(x))) {
+            items.push(`"${String(x).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`);
+          } else return undefined;
+        }
+        return pg.escapeLiteral(`{${items.join(',')}}`);
+      }
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) return undefined;
+      return pg.escapeLiteral(JSON.stringify(v));
+    }
+    default: return undefined;
+  }
+}
+
+/**
+ * `sql` with its placeholders ($1 …) replaced by `values` written as SQL literals (literalOf), for the
+ * simple query protocol (Db.tx's `first`, withCommit, a transaction's first statement sent with BEGIN).
+ * Undefined when a value has no literal here. Throws when a placeholder has no value.
+ */
+export function tryLiteralSql(sql: string, values: ReadonlyArray<unknown>): string | undefined {
+  let ok = true;
+  const out = sql.replace(/\$(\d+)/g, (_m, n: string) => {
     const i = Number(n) - 1;
     if (i >= values.length) throw new Error(`no value for $${n}`);
-    const v = values[i];
-    if (v === null) return 'NULL';
-    if (typeof v === 'string') return pg.escapeLiteral(v);
-    if (typeof v === 'number' && !Number.isFinite(v)) throw new Error(`$${n} is not a finite number`);
-    return `(${String(v)})`;
+    const lit = literalOf(values[i]);
+    if (lit === undefined) ok = false;
+    return lit ?? 'NULL';
   });
+  return ok ? out : undefined;
+}
+
+/** tryLiteralSql for values known to have literals; throws otherwise. */
+export function literalSql(sql: string, values: ReadonlyArray<unknown>): string {
+  const out = tryLiteralSql(sql, values);
+  if (out === undefined) throw new Error('a value has no SQL literal here');
+  return out;
 }
 
 /** A pool plus the one transaction helper every service uses. */
@@ -136,24 +177,29 @@ export class Db {
     deferredNotifies.set(client, notifies);
     const atCommit: string[] = [];
     commitStatements.set(client, atCommit);
+    // BEGIN goes with the transaction's first statement, in its round trip (beginWithFirst), unless `first` is given.
+    const begin = opts.first === undefined ? beginWithFirst(client) : undefined;
     try {
       let first: pg.QueryResult | undefined;
-      if (opts.first === undefined) await client.query('BEGIN');
-      else first = ((await client.query(`BEGIN; ${opts.first}`)) as unknown as pg.QueryResult[])[1];
+      if (opts.first !== undefined) first = ((await client.query(`BEGIN; ${opts.first}`)) as unknown as pg.QueryResult[])[1];
       const result = await fn(client, first);
       commitStatements.delete(client);
       const after = then(result);
       let answer: pg.QueryResult | undefined;
-      const commit = [...atCommit, 'COMMIT'].join('; ');
-      if (after === undefined) await client.query(commit);
-      else answer = ((await client.query(`${commit}; ${after}`)) as unknown as pg.QueryResult[])[atCommit.length + 1];
+      // Nothing sent yet (a transaction that only deferred statements, or none): BEGIN goes with them.
+      const opened = begin ? begin.opened() : true;
+      const commit = [...(opened ? [] : ['BEGIN']), ...atCommit, 'COMMIT'].join('; ');
+      const skip = opened ? 0 : 1;
+      if (after === undefined) {
+        if (opened || atCommit.length) await client.query(commit);
+      } else answer = ((await client.query(`${commit}; ${after}`)) as unknown as pg.QueryResult[])[skip + atCommit.length + 1];
       deferredNotifies.delete(client);
       if (notifies.length) this.sendSoon(notifies);
       return { result, then: answer };
     } catch (err) {
       deferredNotifies.delete(client);
       commitStatements.delete(client);
-      await client.query('ROLLBACK').catch(() => {});
+      if (!begin || begin.opened()) await client.query('ROLLBACK').catch(() => {});
       throw err;
     } finally {
       client.release();
@@ -194,6 +240,42 @@ export class Db {
     await this.sending;
     await this.pool.end();
   }
+}
+
+/**
+ * Sends BEGIN with the first statement a transaction's client is asked to run, in one round trip by the
+ * simple query protocol, its values written as literals (tryLiteralSql): a transaction saves a round trip
+ * (on a busy process each one waits its turn in the event loop while the transaction holds its locks). A
+ * statement that cannot go that way (a prepared one, a value with no literal, a text of several
+ * statements) gets a BEGIN of its own first, as before. The client's query method is its own again as
+ * soon as BEGIN has gone. `opened()`: whether BEGIN was sent (it also stops waiting for a first statement).
+ */
+function beginWithFirst(client: pg.PoolClient): { opened(): boolean } {
+  let sent = false;
+  let waiting = true;
+  const own = client.query as unknown as (this: pg.PoolClient, ...a: unknown[]) => Promise<unknown>;
+  const restore = () => {
+    if (!waiting) return;
+    waiting = false;
+    delete (client as { query?: unknown }).query;
+    if ((client.query as unknown) !== own) client.query = own as unknown as typeof client.query;
+  };
+  client.query = function (...args: unknown[]) {
+    restore();
+    sent = true;
+    const [text, values] = args;
+    const literal = typeof text === 'string' && !text.includes(';') && args.length <= 2 && (values === undefined || Array.isArray(values))
+      ? (values === undefined ? text : tryLiteralSql(text, values as unknown[]))
+      : undefined;
+    if (literal !== undefined) return (own.call(client, `BEGIN; ${literal}`) as Promise<pg.QueryResult[]>).then((r) => r[1]);
+    return own.call(client, 'BEGIN').then(() => own.apply(client, args));
+  } as unknown as typeof client.query;
+  return {
+    opened() {
+      restore();
+      return sent;
+    },
+  };
 }
 
 // A connection refuses one name for two texts: a text built at run time gets a name of its own.

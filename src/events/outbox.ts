@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/pool.js';
+import { literalSql, withCommit, type Queryable } from '../db/pool.js';
 import { CHANNELS, notify } from '../db/notifier.js';
 import { rowOf, rowsOf } from '../db/typed.js';
 import { newId } from '../ids.js';
@@ -51,8 +51,16 @@ export async function announceEvent(tx: Queryable, runId: string, id: string | n
  * Writes an event to the outbox in the caller's transaction (so it exists exactly when the state change
  * it reports does) and wakes listeners at commit. Returns the payload as it will be delivered.
  */
-export async function recordEvent(tx: Queryable, e: RecordEventInput): Promise<EventPayload> {
+export async function recordEvent(tx: Queryable, e: RecordEventInput, send: { atCommit?: boolean } = {}): Promise<EventPayload> {
   const row = eventRow(e);
+  // `atCommit`: the rows go with the transaction's COMMIT, in its round trip (db/pool.ts withCommit), for a
+  // caller on a hot path that reads nothing of them later in its transaction. Listeners match the NOTIFY
+  // on the run (http/routes/runEvents.ts), so the event's own id stands in for the outbox id not known yet.
+  if (send.atCommit && withCommit(tx, literalSql(q.INSERT_EVENT, [row.eventId, e.accountId, e.runId, e.type, JSON.stringify(row.payload)]))) {
+    if (row.delivery) withCommit(tx, literalSql(q.INSERT_DELIVERY, [row.eventId, e.accountId, e.runId, row.delivery.url, row.delivery.headers === null ? null : JSON.stringify(row.delivery.headers)]));
+    await announceEvent(tx, e.runId, row.eventId, row.delivery !== null);
+    return row.payload;
+  }
   const inserted = await rowOf<{ id: string }>(tx, q.INSERT_EVENT, [row.eventId, e.accountId, e.runId, e.type, row.payload]);
   // The webhook delivery is queued in the same transaction: an event exists exactly when its delivery does.
   if (row.delivery) {

@@ -59,7 +59,8 @@ export class ModelRunExecutor {
       }
       const run = answer as q.ClaimedRunRow;
       if (run.previous_status === 'QUEUED') {
-        await recordEvent(tx, { accountId: run.account_id, runId, workflowId: run.node_type, type: 'run.started', data: { status: 'RUNNING', totalNodes: 1 }, webhook: run.webhook });
+        // With the COMMIT, in its round trip: the claim is two round trips, BEGIN + claim and event + COMMIT.
+        await recordEvent(tx, { accountId: run.account_id, runId, workflowId: run.node_type, type: 'run.started', data: { status: 'RUNNING', totalNodes: 1 }, webhook: run.webhook }, { atCommit: true });
       }
       return run;
     }, { first: q.claimRunLiteral(runId, this.workerId, this.opts.leaseSeconds, limit, jobId ?? null) }));

@@ -41,12 +41,6 @@ export async function finishModelRun(tx: Queryable, f: FinishInput): Promise<q.M
   const { held_microcredits: held, ...run } = finished;
   // The served route's price, never more than the hold (the hold is the highest route's price).
   const charge: bigint = f.status === 'COMPLETED' ? run.charged_microcredits : held;
-  // The ledger's statements go with the COMMIT (ledger.ts SettleSend): nothing below reads what they write.
-  const atCommit = { atCommit: true };
-  if (f.status === 'COMPLETED') {
-    await capture(tx, run.account_id, charge, run.id, undefined, atCommit);
-    if (charge < held) await release(tx, run.account_id, held - charge, run.id, `route ${f.route?.served ?? ''} costs less than the hold`, atCommit);
-  } else await release(tx, run.account_id, held, run.id, f.status === 'CANCELED' ? 'canceled' : 'failed', atCommit);
   const { type, data } = runEndEvent(
     f.status === 'COMPLETED'
       ? { status: 'COMPLETED', completedNodes: 1, outputs: f.eventOutputs ?? null, actualCredits: Number(charge) }
@@ -54,7 +48,15 @@ export async function finishModelRun(tx: Queryable, f: FinishInput): Promise<q.M
         ? { status: 'FAILED', completedNodes: 0, failedNodeIds: [run.node_type] }
         : { status: 'CANCELED', completedNodes: 0, failedNodes: 0 },
   );
-  await recordEvent(tx, { accountId: run.account_id, runId: run.id, workflowId: run.node_type, type, data, error: f.error ?? null, webhook: run.webhook });
+  // The event's rows and then the ledger's statements go with the COMMIT, in its round trip (db/pool.ts
+  // withCommit; nothing below reads what they write): the account's balance row, which every create of
+  // the account locks too, is held for one statement and the commit's WAL flush.
+  const atCommit = { atCommit: true };
+  await recordEvent(tx, { accountId: run.account_id, runId: run.id, workflowId: run.node_type, type, data, error: f.error ?? null, webhook: run.webhook }, atCommit);
+  if (f.status === 'COMPLETED') {
+    await capture(tx, run.account_id, charge, run.id, undefined, atCommit);
+    if (charge < held) await release(tx, run.account_id, held - charge, run.id, `route ${f.route?.served ?? ''} costs less than the hold`, atCommit);
+  } else await release(tx, run.account_id, held, run.id, f.status === 'CANCELED' ? 'canceled' : 'failed', atCommit);
   await notify(tx, CHANNELS.runEnded, run.id);
   return run;
 }
