@@ -30,7 +30,7 @@ export async function createServices(config: Config, db: Db, opts: { supervise?:
   const publicUrl = () => config.publicUrl ?? listenUrl;
   const { catalog, engines } = await loadCatalog(config);
   const notifier = new Notifier(db.url);
-  const queue = new JobQueue(db.url, notifier, { supervise: opts.supervise ?? false, accountConcurrency: config.accountConcurrency });
+  const queue = new JobQueue(db.url, notifier, { supervise: opts.supervise ?? false, accountConcurrency: config.accountConcurrency, loops: config.workerConcurrency + config.workerIntake });
   queue.db = db;
   queue.stampEnqueued = stampEnqueued;
   const files = new FileService(db, createBlobStore(config), {

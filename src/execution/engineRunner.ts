@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Logger } from 'pino';
 import type { Queryable } from '../db/pool.js';
 import type { Catalog } from '../catalog/catalog.js';
@@ -136,6 +137,8 @@ export class EngineRunner {
   }
 
   private async runLocal(engine: Engine, req: ExecuteRequest, ctx: EngineContext, job: EngineJob): Promise<EngineOutputs> {
+    // The run's scratch folder (the leased task removes it when the run ends).
+    await fs.promises.mkdir(ctx.tmpDir, { recursive: true });
     // The engine runs in a child process (pools.ts); a child that dies is one failed attempt, retried a
     // bounded number of times on a fresh child before the run fails.
     for (let attempt = 1; ; attempt++) {

@@ -83,8 +83,9 @@ export class LeasedTaskRunner {
     // At a Cancel-After deadline the run is canceled (and refunded) by the sweeper; the model's own time-out fails it.
     const byCancelAfter = task.cancelAfter !== null && deadline === task.cancelAfter;
     const timer = setTimeout(() => ctl.abort(new Error(byCancelAfter ? ABORT.canceled : ABORT.timeout)), Math.max(0, deadline - Date.now()));
+    // Made by the engine call that needs it (engineRunner.ts runLocal): a remote call writes no scratch files,
+    // and a directory made and removed per remote run was 2–3 % of a busy worker's CPU.
     const tmpDir = path.join(this.opts.tmpRoot, task.scratchName);
-    fs.mkdirSync(tmpDir, { recursive: true });
     try {
       let outputs: EngineOutputs;
       try {

@@ -31,14 +31,17 @@ export class JobQueue {
   /** Answers queries outside a caller's transaction (the limit check); set by the services. */
   db: Queryable | undefined;
 
-  constructor(databaseUrl: string, private readonly notifier: Notifier, opts: { supervise: boolean; pollingIntervalSeconds?: number; accountConcurrency?: number }) {
+  /** `loops`: the consumer loops a worker of this process would start (each fetches and completes its jobs on pg-boss's own pool). */
+  constructor(databaseUrl: string, private readonly notifier: Notifier, opts: { supervise: boolean; pollingIntervalSeconds?: number; accountConcurrency?: number; loops?: number }) {
     this.accountConcurrency = opts.accountConcurrency ?? 0;
     this.pollingIntervalSeconds = opts.pollingIntervalSeconds ?? 2;
     this.boss = new PgBoss({
       connectionString: databaseUrl,
       application_name: `atelier:${process.pid}:queue`,
       schema: BOSS_SCHEMA,
-      max: 4,
+      // One connection per consumer loop and two for the rest (supervision, sends outside a caller's
+      // transaction): with fewer, loops queued for a connection to fetch or complete a job.
+      max: Math.max(4, (opts.loops ?? 2) + 2),
       supervise: opts.supervise,
       schedule: false,
       // Runs are recovered by their own lease (runs/sweeper.ts); pg-boss does not retry them itself.
