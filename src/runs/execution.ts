@@ -44,11 +44,12 @@ export class ModelRunExecutor {
 
   /** `jobId`: the run's job when this process created the run and takes it at once (dispatcher.ts takeOwn); the claim drops it. */
   async execute(runId: string, jobId?: string): Promise<void> {
-    // The claim goes with BEGIN in one round trip (runs/queries.ts claimRunLiteral), and checks the account's
-    // fair share itself (queue/fairness.ts): a run over it is not taken and its job goes back for a moment.
+    // The claim is the transaction's first statement, so it goes with BEGIN in one round trip (db/pool.ts),
+    // and checks the account's fair share itself (queue/fairness.ts): a run over it is not taken and its job
+    // goes back for a moment.
     const limit = this.opts.accountConcurrency ?? 0;
-    const claimed = (await this.db.tx(async (tx, first) => {
-      const answer = first?.rows[0] as q.ClaimAnswer | undefined;
+    const claimed = (await this.db.tx(async (tx) => {
+      const answer = (await tx.query(q.CLAIM_RUN, [runId, this.workerId, this.opts.leaseSeconds, limit, jobId ?? null])).rows[0] as q.ClaimAnswer | undefined;
       if (!answer) return undefined;
       if (answer.id === null) {
         if (answer.status_before === 'QUEUED' && limit > 0 && answer.account_running >= limit) {
@@ -63,7 +64,7 @@ export class ModelRunExecutor {
         await recordEvent(tx, { accountId: run.account_id, runId, workflowId: run.node_type, type: 'run.started', data: { status: 'RUNNING', totalNodes: 1 }, webhook: run.webhook }, { atCommit: true });
       }
       return run;
-    }, { first: q.claimRunLiteral(runId, this.workerId, this.opts.leaseSeconds, limit, jobId ?? null) }));
+    }));
     if (!claimed) return; // finished, canceled, or held by a live worker
     if (claimed.kind !== 'node') return;
     if (claimed.attempts > MAX_ATTEMPTS) {

@@ -171,17 +171,6 @@ UPDATE runs r SET status = 'RUNNING', started_at = COALESCE(r.started_at, now())
 RETURNING r.*, prev.status AS previous_status)
 SELECT claimed.*, busy.account_running, prev.status AS status_before FROM busy JOIN prev ON prev.id = busy.id LEFT JOIN claimed ON true`;
 
-/**
- * CLAIM_RUN with its values written in, for Db.tx's `first` (sent with BEGIN in one round trip: a claim is on
- * every run's enqueue→RUNNING path). `accountLimit`: the per-account concurrency limit, 0 for none.
- */
-export function claimRunLiteral(runId: string, workerId: string, leaseSeconds: number, accountLimit = 0, jobId: string | null = null): string {
-  if (!Number.isFinite(leaseSeconds)) throw new Error('lease seconds must be a number');
-  if (!Number.isInteger(accountLimit)) throw new Error('the account limit must be an integer');
-  const values: Record<string, string> = { $1: pg.escapeLiteral(runId), $2: pg.escapeLiteral(workerId), $3: String(leaseSeconds), $4: String(accountLimit), $5: jobId === null ? 'NULL' : pg.escapeLiteral(jobId) };
-  return CLAIM_RUN.replace(/\$[1-5]\b/g, (m) => values[m]!);
-}
-
 /** What CLAIM_RUN answers: the run, started now or before, and the status it had. */
 export type ClaimedRunRow = ModelRunRow & { started_at: Date; previous_status: string };
 

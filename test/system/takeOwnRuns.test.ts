@@ -67,13 +67,19 @@ async function capturedOnce(ids: string[]): Promise<void> {
   assert.equal(held, 0, 'no hold left');
 }
 
-test('runs within the remote lane\'s room are taken by the process that created them, their jobs dropped; the rest go through the queue', async () => {
+/** A fresh `--role all` process, the fake holding calls, and INFLIGHT runs created through it that it took itself (their jobs dropped). */
+async function ownRuns(tag: string): Promise<{ all: RoleProcess; ids: string[] }> {
   const all = await spawnRole('all', env(), { readyBy: 'http' });
   procs.push(all);
   fake.hold();
-  const own = await create(all, INFLIGHT, 'own');
+  const ids = await create(all, INFLIGHT, tag);
   await until(`${INFLIGHT} calls held`, () => fake.open === INFLIGHT, 60_000, () => all.tail());
-  assert.equal(await jobsOf(own), 0, 'the claims dropped the jobs of the runs taken at creation');
+  assert.equal(await jobsOf(ids), 0, 'the claims dropped the jobs of the runs taken at creation');
+  return { all, ids };
+}
+
+test('runs within the remote lane\'s room are taken by the process that created them, their jobs dropped; the rest go through the queue', async () => {
+  const { all, ids: own } = await ownRuns('own');
   const queued = await create(all, 2, 'queued');
   // The lane is full: these were queued as usual (a consumer loop claims them; their calls wait for the lane).
   await until('the queued runs claimed', async () => (await db.services.db.query(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1) AND status = 'RUNNING'`, [queued])).rows[0].n === 2, 60_000);
@@ -85,12 +91,8 @@ test('runs within the remote lane\'s room are taken by the process that created 
 });
 
 test('kill -9 of a process holding runs it took itself loses none: another worker finishes them, each charged once', async () => {
-  const all = await spawnRole('all', env(), { readyBy: 'http' });
-  procs.push(all);
-  fake.hold();
-  const ids = await create(all, INFLIGHT, 'crash');
-  await until(`${INFLIGHT} calls held`, () => fake.open === INFLIGHT, 60_000, () => all.tail());
-  assert.equal(await jobsOf(ids), 0, 'no job left to fetch: only the lease can bring them back');
+  // No job left to fetch (ownRuns checks it): only the lease can bring these runs back.
+  const { all, ids } = await ownRuns('crash');
   all.child.kill('SIGKILL');
   await until('the killed process\'s calls to be dropped', () => fake.open === 0, 30_000);
   const worker = await spawnRole('worker', env());
