@@ -21,9 +21,9 @@ if (process.argv[2] === 'serve') {
   };
 }
 
-// A test engines module (ATELIER_TEST_ENGINES_MODULE, tests only) is TypeScript: the sources it belongs with run.
-const dev = process.env.ATELIER_DEV === '1' || /\.ts$/.test(process.env.ATELIER_TEST_ENGINES_MODULE ?? '');
-const state = dev ? 'dev' : compiledState();
+// A TypeScript test engines module (ATELIER_TEST_ENGINES_MODULE, tests only) is loaded through tsx by the
+// compiled build too (src/engines/testEnginesModule.ts).
+const state = process.env.ATELIER_DEV === '1' ? 'dev' : compiledState();
 if (state === 'current') {
   await import('../build/src/cli/main.js');
 } else {

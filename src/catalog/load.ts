@@ -1,9 +1,10 @@
 import type { Config } from '../config.js';
 import { EngineRegistry } from '../engines/registry.js';
 import { allEngines } from '../engines/all.js';
-import { Catalog } from './catalog.js';
+import { importTestEngines } from '../engines/testEnginesModule.js';
 import type { Engine } from '../engines/types.js';
 import type { ModelDef } from './types.js';
+import { Catalog } from './catalog.js';
 import path from 'node:path';
 import { builtinModels } from './models/index.js';
 import { applyProviderModelMap, loadOperatorModels, loadProviderModelMap } from './operatorModels.js';
@@ -14,9 +15,7 @@ import { applyRoutes, loadRoutes } from './routes.js';
 /** Builds this process's engine registry (availability checked once) and the catalog over it. */
 export async function loadCatalog(config: Config, env: NodeJS.ProcessEnv = process.env): Promise<{ catalog: Catalog; engines: EngineRegistry }> {
   // Test-only engines and their models (ATELIER_TEST_ENGINES_MODULE, set by the test helpers only).
-  const test = config.testEnginesModule
-    ? ((await import(config.testEnginesModule)) as { engines: Engine[]; models: ModelDef[] })
-    : { engines: [], models: [] };
+  const test = config.testEnginesModule ? await importTestEngines<{ engines: Engine[]; models: ModelDef[] }>(config.testEnginesModule) : { engines: [], models: [] };
   const engines = new EngineRegistry([...allEngines(config, env), ...test.engines]);
   await engines.init();
   const modelsFile = env.ATELIER_MODELS_FILE ?? path.join(config.dataDir, 'atelier.models.json');

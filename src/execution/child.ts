@@ -32,7 +32,10 @@ async function loadEngines(setup: EngineSetup): Promise<Map<string, Engine>> {
   const { loadConfig } = await import('../config.js');
   const config = loadConfig({ ...process.env, MODELS_DIR: setup.modelsDir, ATELIER_ALLOW_PRIVATE_URLS: setup.allowPrivateUrls ? '1' : '' });
   const list = allEngines(config);
-  if (setup.testEnginesModule) list.push(...((await import(setup.testEnginesModule)) as { engines: Engine[] }).engines);
+  if (setup.testEnginesModule) {
+    const { importTestEngines } = await import('../engines/testEnginesModule.js');
+    list.push(...(await importTestEngines<{ engines: Engine[] }>(setup.testEnginesModule)).engines);
+  }
   return new Map(list.map((e) => [e.id, e]));
 }
 
