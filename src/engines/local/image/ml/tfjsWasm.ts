@@ -1,23 +1,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import * as tf from '@tensorflow/tfjs-core';
-import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import type * as Tf from '@tensorflow/tfjs-core';
 import type { io } from '@tensorflow/tfjs-core';
 import { packageDir } from '../common/packages.js';
 
 /**
  * TensorFlow.js on its WASM backend (about 20× the pure-JS CPU backend here). Loaded inside worker
  * threads only; each thread initialises the backend once, from the .wasm files in node_modules (never a
- * CDN).
+ * CDN). Imported on first use: every engine child loads this module's importers, and tfjs costs a child's
+ * start about half a second of CPU that only the tfjs engines need.
  */
-let ready: Promise<typeof tf> | undefined;
+let ready: Promise<typeof Tf> | undefined;
 
 export function wasmDir(): string {
   return path.join(packageDir('@tensorflow/tfjs-backend-wasm'), 'dist') + path.sep;
 }
 
-export function tfjsWasm(): Promise<typeof tf> {
+export function tfjsWasm(): Promise<typeof Tf> {
   ready ??= (async () => {
+    const tf = await import('@tensorflow/tfjs-core');
+    const { setWasmPaths } = await import('@tensorflow/tfjs-backend-wasm');
     setWasmPaths(wasmDir());
     if (!(await tf.setBackend('wasm'))) throw new Error('the tfjs WASM backend failed to initialise');
     await tf.ready();
