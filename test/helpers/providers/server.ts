@@ -103,7 +103,8 @@ export class FakeServer {
       res.socket?.destroy();
       return;
     }
-    if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+    // Unref'd: a long delay whose answer nobody waits for any more does not hold the test's process open.
+    if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs).unref());
     if (res.destroyed) return;
     const headers = { ...(reply.headers ?? {}) };
     if (reply.chunks) {
