@@ -52,27 +52,33 @@ export function withCommit(q: Queryable, sql: string): boolean {
  */
 function literalOf(v: unknown): string | undefined {
   if (v === null || v === undefined) return 'NULL';
-  switch (typeof v) {
-    // A NUL cannot be in a query's text (the protocol ends it there): such a value goes as a parameter.
-    case 'string': return v.includes('\0') ? undefined : pg.escapeLiteral(v);
-    case 'bigint':
-    case 'boolean': return pg.escapeLiteral(String(v));
-    case 'number': return Number.isFinite(v) ? pg.escapeLiteral(String(v)) : undefined;
-    case 'object': {
-      if (Array.isArray(v)) {
-        const items: string[] = [];
-        for (const x of v) {
-          if (x === null || x === undefined) items.push('NULL');
-          else if ((typeof x === 'string' && !x.includes('\0')) || typeof x === 'bigint' || typeof x === 'boolean' || (typeof x === 'number' && Number.isFinite(x))) {
-            items.push(`"${String(x).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`);
-          } else return undefined;
-        }
-        return pg.escapeLiteral(`{${items.join(',')}}`);
+  const text = scalarText(v);
+  if (text !== undefined) return pg.escapeLiteral(text);
+  if (Array.isArray(v)) {
+    const items: string[] = [];
+    for (const x of v) {
+      if (x === null || x === undefined) items.push('NULL');
+      else {
+        const item = scalarText(x);
+        if (item === undefined) return undefined;
+        items.push(`"${item.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`);
       }
-      const proto = Object.getPrototypeOf(v);
-      if (proto !== Object.prototype && proto !== null) return undefined;
-      return pg.escapeLiteral(JSON.stringify(v));
     }
+    return pg.escapeLiteral(`{${items.join(',')}}`);
+  }
+  if (typeof v !== 'object') return undefined;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null ? pg.escapeLiteral(JSON.stringify(v)) : undefined;
+}
+
+/** A string, bigint, boolean or finite number as its text; undefined for anything else. A NUL cannot be in a
+ * query's text (the protocol ends it there): such a string goes as a parameter. */
+function scalarText(v: unknown): string | undefined {
+  switch (typeof v) {
+    case 'string': return v.includes('\0') ? undefined : v;
+    case 'bigint':
+    case 'boolean': return String(v);
+    case 'number': return Number.isFinite(v) ? String(v) : undefined;
     default: return undefined;
   }
 }

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type * as Tf from '@tensorflow/tfjs-core';
-import type { io } from '@tensorflow/tfjs-core';
 import { packageDir } from '../common/packages.js';
 
 /**
@@ -32,13 +31,13 @@ export function tfjsWasm(): Promise<typeof Tf> {
  * An IOHandler that reads a tfjs model (model.json + weight shards) from disk. tfjs-core's own file://
  * loader exists only in tfjs-node, which needs a native download we cannot do offline.
  */
-export function fileModelHandler(modelJsonPath: string): io.IOHandler {
+export function fileModelHandler(modelJsonPath: string): Tf.io.IOHandler {
   return {
     async load() {
       const dir = path.dirname(modelJsonPath);
       const json = JSON.parse(await fs.promises.readFile(modelJsonPath, 'utf8')) as {
         modelTopology: object; format?: string; generatedBy?: string; convertedBy?: string;
-        weightsManifest: Array<{ paths: string[]; weights: io.WeightsManifestEntry[] }>;
+        weightsManifest: Array<{ paths: string[]; weights: Tf.io.WeightsManifestEntry[] }>;
       };
       const shards = await Promise.all(json.weightsManifest.flatMap((g) => g.paths).map((p) => fs.promises.readFile(path.join(dir, p))));
       const all = Buffer.concat(shards);
